@@ -1,0 +1,78 @@
+// c2pa: reads the embedded C2PA manifest with c2pa-rs (the official WebAssembly build).
+import { hasC2paMarker } from '../engine/c2pa-markers.js';
+import { loadC2paWasm, readerSettings } from '../engine/c2pa-wasm.js';
+import type { Detector, DetectorOutcome, Media } from '../types.js';
+import { foundOutcome, type CrJsonStore, type ReaderStore } from './c2pa-manifest.js';
+
+const NOT_FOUND: DetectorOutcome = { result: 'not_found', confidence: 1 };
+
+// c2pa-rs errors that mean "there is no manifest here", as opposed to "could not read it".
+const NO_MANIFEST = /JumbfNotFound|ProvenanceMissing|ClaimMissing|JumbfBoxNotFound|NotFound\b/;
+const REMOTE_URL = /RemoteManifestUrl\("([^"]*)"\)/;
+
+export function outcomeForError(err: unknown): DetectorOutcome {
+  const message = errorText(err);
+  const remote = REMOTE_URL.exec(message);
+  if (remote) {
+    return {
+      result: 'unavailable',
+      confidence: 0,
+      reason: `The manifest is stored remotely at ${remote[1]} and remote manifests are not fetched.`,
+    };
+  }
+  if (NO_MANIFEST.test(message)) return NOT_FOUND;
+  return {
+    result: 'unavailable',
+    confidence: 0,
+    reason: `The file is damaged in a way the c2pa check cannot read: ${plainError(message)}.`,
+  };
+}
+
+function errorText(err: unknown): string {
+  if (typeof err === 'string') return err;
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+/** `C2pa(InvalidAsset("TIFF file has too many subfiles"))` -> `TIFF file has too many subfiles`. */
+function plainError(message: string): string {
+  const inner = /\("((?:[^"\\]|\\.)*)"\)\)?$/.exec(message);
+  const text = inner ? inner[1]!.replace(/\\"/g, '"') : message;
+  return text.replace(/\.$/, '').slice(0, 300);
+}
+
+export const c2pa: Detector = {
+  id: 'c2pa',
+  name: 'C2PA content credentials',
+  description:
+    'The C2PA content-credentials manifest embedded in a file. It names the tool that made the file and the party that signed it.',
+  media_types: [
+    'image/jpeg',
+    'image/png',
+    'image/webp',
+    'image/tiff',
+    'image/heic',
+    'image/heif',
+    'image/avif',
+    'video/mp4',
+    'video/quicktime',
+    'audio/mp4',
+  ],
+  status: 'available',
+  inverse: false,
+  async run(media: Media) {
+    if (!hasC2paMarker(media.bytes)) return NOT_FOUND;
+    const wasm = await loadC2paWasm();
+    let reader: { json(): string; crJson(): string; free(): void } | undefined;
+    try {
+      reader = await wasm.WasmReader.fromBytes(media.type, media.bytes, readerSettings());
+      const store = JSON.parse(reader.json()) as ReaderStore;
+      const cr = JSON.parse(reader.crJson()) as CrJsonStore;
+      return foundOutcome(store, cr) ?? NOT_FOUND;
+    } catch (err) {
+      return outcomeForError(err);
+    } finally {
+      reader?.free();
+    }
+  },
+};

@@ -1,0 +1,60 @@
+// The only place that turns bytes into a detection result (DESIGN). The CLI and the daemon both
+// call it, so a result is the same whichever way it was asked for.
+import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { CATALOGUE, detectorById } from '../detectors/catalogue.js';
+import type { DetectionResult, Detector, DetectorId, Match, Media } from '../types.js';
+import { resolveChecks } from './checks.js';
+import { newCheckId } from './ids.js';
+import { sniffMediaType } from './sniff.js';
+
+export interface DetectOptions {
+  /** Detector ids; all of them when omitted. Unknown or repeated ids throw CheckSelectionError. */
+  checks?: readonly string[];
+}
+
+export async function describeMedia(bytes: Uint8Array): Promise<Media> {
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  return { bytes, type: await sniffMediaType(bytes), sha256 };
+}
+
+export async function detect(bytes: Uint8Array, options: DetectOptions = {}): Promise<DetectionResult> {
+  const started = performance.now();
+  const checks = resolveChecks(options.checks);
+  const media = await describeMedia(bytes);
+  const matches: Match[] = [];
+  for (const id of checks) matches.push(await runCheck(detectorById(id), media));
+  return {
+    id: newCheckId(),
+    media: { type: media.type, bytes: bytes.byteLength, sha256: media.sha256 },
+    matches,
+    checks_run: checks,
+    duration_ms: Math.max(0, Math.round(performance.now() - started)),
+  };
+}
+
+/** Applies the catalogue rules (SPEC 4.1 rule 3) and never lets a detector's failure escape. */
+export async function runCheck(detector: Detector, media: Media): Promise<Match> {
+  const check: DetectorId = detector.id;
+  if (detector.status === 'planned') return { check, ...(await detector.run(media)) };
+  if (!detector.media_types.includes(media.type)) {
+    return {
+      check,
+      result: 'unavailable',
+      confidence: 0,
+      reason: `The media type ${media.type} is not read by the ${check} check.`,
+    };
+  }
+  try {
+    return { check, ...(await detector.run(media)) };
+  } catch (err) {
+    return {
+      check,
+      result: 'unavailable',
+      confidence: 0,
+      reason: `The ${check} check failed on this file: ${(err as Error)?.message ?? String(err)}.`,
+    };
+  }
+}
+
+export { CATALOGUE };

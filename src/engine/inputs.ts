@@ -1,0 +1,96 @@
+// Expands what the user named (files, folders, `-`) into the inputs to check, lazily and in a
+// deterministic order: folders recursively, entries sorted by name, symlinks followed, and a
+// link back to an enclosing folder reported as a loop instead of walked forever.
+import type { Dirent, Stats } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { InputError, inputErrorFrom } from './input-error.js';
+
+export type InputItem =
+  | { source: string; kind: 'file'; path: string }
+  | { source: string; kind: 'stdin' }
+  | { source: string; kind: 'error'; error: InputError };
+
+export const STDIN = '-';
+
+export async function* expandInputs(inputs: readonly string[]): AsyncGenerator<InputItem> {
+  for (const input of inputs) {
+    if (input === STDIN) {
+      yield { source: STDIN, kind: 'stdin' };
+      continue;
+    }
+    let st: Stats;
+    try {
+      st = await stat(input);
+    } catch (err) {
+      yield { source: input, kind: 'error', error: inputErrorFrom(err, input) };
+      continue;
+    }
+    if (st.isDirectory()) yield* walkFolder(input, new Set([inode(st)]));
+    else yield fileItem(input, st);
+  }
+}
+
+function inode(st: Stats): string {
+  return `${st.dev}:${st.ino}`;
+}
+
+function fileItem(path: string, st: Stats): InputItem {
+  if (st.isFile()) return { source: path, kind: 'file', path };
+  return {
+    source: path,
+    kind: 'error',
+    error: new InputError('read_error', `${path}: not a regular file or folder.`),
+  };
+}
+
+async function* walkFolder(folder: string, ancestors: Set<string>): AsyncGenerator<InputItem> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(folder, { withFileTypes: true });
+  } catch (err) {
+    yield { source: folder, kind: 'error', error: inputErrorFrom(err, folder) };
+    return;
+  }
+  const names = entries.map((e) => e.name).sort();
+  for (const name of names) {
+    const path = join(folder, name);
+    let st: Stats;
+    try {
+      st = await stat(path);
+    } catch (err) {
+      yield { source: path, kind: 'error', error: inputErrorFrom(err, path) };
+      continue;
+    }
+    if (!st.isDirectory()) {
+      yield fileItem(path, st);
+      continue;
+    }
+    const key = inode(st);
+    if (ancestors.has(key)) {
+      yield {
+        source: path,
+        kind: 'error',
+        error: new InputError('directory_loop', `${path}: links back to a folder that contains it; not walked again.`),
+      };
+      continue;
+    }
+    yield* walkFolder(path, new Set([...ancestors, key]));
+  }
+}
+
+export async function readStream(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks);
+}
+
+/** Reads an input's bytes; filesystem failures become an InputError naming the source. */
+export async function readInput(item: InputItem, stdin: NodeJS.ReadableStream): Promise<Uint8Array> {
+  if (item.kind === 'error') throw item.error;
+  try {
+    return item.kind === 'stdin' ? await readStream(stdin) : await readFile(item.path);
+  } catch (err) {
+    throw inputErrorFrom(err, item.source);
+  }
+}

@@ -1,0 +1,87 @@
+// The /v1 shapes (SPEC 2, CONTRACT "Detection result"), shared by the engine, the CLI, and
+// later the daemon and the API client. One place, so the offline and remote paths cannot drift.
+
+export const DETECTOR_IDS = [
+  'c2pa',
+  'watermark_a',
+  'watermark_b',
+  'open_content_seal',
+  'camera_reference',
+] as const;
+
+export type DetectorId = (typeof DETECTOR_IDS)[number];
+export type DetectorStatus = 'available' | 'planned';
+export type CheckResult = 'found' | 'not_found' | 'unavailable';
+export type ValidationState = 'valid' | 'invalid' | 'trusted';
+
+/** A catalogue entry as GET /v1/detectors returns it (SPEC 2.1). */
+export interface DetectorInfo {
+  id: DetectorId;
+  name: string;
+  description: string;
+  media_types: string[];
+  status: DetectorStatus;
+  inverse: boolean;
+}
+
+export interface DetectorsBody {
+  detectors: DetectorInfo[];
+}
+
+export interface MediaInfo {
+  type: string;
+  bytes: number;
+  sha256: string;
+}
+
+export interface C2paValidation {
+  state: ValidationState;
+  codes: string[];
+}
+
+export interface C2paClaims {
+  claim_generator: string;
+  assertions: string[];
+  signature_verified: boolean;
+  validation?: C2paValidation;
+}
+
+export interface Match {
+  check: DetectorId;
+  result: CheckResult;
+  confidence: number;
+  /** On a found c2pa match; null when the signing certificate names no organisation. */
+  issuer?: string | null;
+  claims?: C2paClaims;
+  /** On `unavailable`: one sentence saying why. */
+  reason?: string;
+}
+
+export interface DetectionResult {
+  id: string;
+  media: MediaInfo;
+  matches: Match[];
+  checks_run: DetectorId[];
+  duration_ms: number;
+}
+
+/** The media a detector reads: the whole file's bytes plus what the engine learnt of them. */
+export interface Media {
+  bytes: Uint8Array;
+  type: string;
+  sha256: string;
+}
+
+/** A detector's own verdict; the engine adds `check` and applies the catalogue rules. */
+export type DetectorOutcome = Omit<Match, 'check'>;
+
+export interface Detector extends DetectorInfo {
+  run(media: Media): Promise<DetectorOutcome>;
+}
+
+/** CONTRACT error body, also used for per-input errors on NDJSON lines. */
+export interface ErrorInfo {
+  type: string;
+  message: string;
+  param?: string;
+}

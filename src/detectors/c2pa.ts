@@ -41,6 +41,22 @@ function plainError(message: string): string {
   return text.replace(/\.$/, '').slice(0, 300);
 }
 
+/** The full c2pa-rs read, without the marker fast path. */
+export async function readManifest(media: Media): Promise<DetectorOutcome> {
+  const wasm = await loadC2paWasm();
+  let reader: { json(): string; crJson(): string; free(): void } | undefined;
+  try {
+    reader = await wasm.WasmReader.fromBytes(media.type, media.bytes, readerSettings());
+    const store = JSON.parse(reader.json()) as ReaderStore;
+    const cr = JSON.parse(reader.crJson()) as CrJsonStore;
+    return foundOutcome(store, cr) ?? NOT_FOUND;
+  } catch (err) {
+    return outcomeForError(err);
+  } finally {
+    reader?.free();
+  }
+}
+
 export const c2pa: Detector = {
   id: 'c2pa',
   name: 'C2PA content credentials',
@@ -61,18 +77,8 @@ export const c2pa: Detector = {
   status: 'available',
   inverse: false,
   async run(media: Media) {
+    // Fast path: no marker bytes, no manifest (test/c2pa-fast-path.test.ts proves it on the corpus).
     if (!hasC2paMarker(media.bytes)) return NOT_FOUND;
-    const wasm = await loadC2paWasm();
-    let reader: { json(): string; crJson(): string; free(): void } | undefined;
-    try {
-      reader = await wasm.WasmReader.fromBytes(media.type, media.bytes, readerSettings());
-      const store = JSON.parse(reader.json()) as ReaderStore;
-      const cr = JSON.parse(reader.crJson()) as CrJsonStore;
-      return foundOutcome(store, cr) ?? NOT_FOUND;
-    } catch (err) {
-      return outcomeForError(err);
-    } finally {
-      reader?.free();
-    }
+    return readManifest(media);
   },
 };

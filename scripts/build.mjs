@@ -7,7 +7,8 @@ import { build } from 'esbuild';
 rmSync('dist', { recursive: true, force: true });
 
 await build({
-  entryPoints: { cli: 'src/cli.ts' },
+  // detect-worker: the worker-thread entry of src/engine/pool.ts, resolved beside cli.js.
+  entryPoints: { cli: 'src/cli.ts', 'detect-worker': 'src/engine/detect-worker.ts' },
   outdir: 'dist',
   bundle: true,
   platform: 'node',
@@ -15,7 +16,13 @@ await build({
   target: 'node20',
   minifyWhitespace: true,
   minifySyntax: true,
-  external: ['@contentauth/c2pa-wasm', 'file-type'],
+  // ink and react load only when stderr is a terminal (src/ui/progress.tsx); the daemon's
+  // packages only under `provenance daemon` (src/daemon/app.ts imports them dynamically), so
+  // `provenance check` never pays for fastify at start.
+  external: [
+    '@contentauth/c2pa-wasm', 'file-type', 'ink', 'react', 'react/jsx-runtime',
+    'fastify', '@fastify/multipart', '@fastify/swagger', '@fastify/swagger-ui', 'lowdb', 'undici',
+  ],
   // Bundled CommonJS dependencies (commander) call require(); give them one.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   logLevel: 'warning',

@@ -1,14 +1,40 @@
 // Command-line entry: parses flags with commander, then hands a plain options object to a
 // command's run function. Commands are imported lazily so `--help` and each command load only
 // what they use (cold start is measured in docs/PERFORMANCE.md).
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { registerDaemonCommands } from './commands/daemon-cli.js';
 import { EXIT, processIO, type CommandIO } from './commands/io.js';
 
 const EXIT_CODES_HELP = `
 Exit codes:
   0  every input was checked (whatever was found)
   1  some input could not be read (each is reported on its own line; the rest were checked)
-  2  usage error (unknown flag, unknown or repeated check id, ...)`;
+  2  usage error (unknown flag, unknown or repeated check id, ...)
+  4  --fail-on: some file's check had the named result (every input was still checked)
+  130  interrupted (Ctrl-C); every line written before is complete`;
+
+interface CheckFlags {
+  checks?: string;
+  json: boolean;
+  trustAnchors?: string;
+  explain: boolean;
+  filesFrom?: string;
+  null: boolean;
+  include: string[];
+  exclude: string[];
+  concurrency?: number;
+  failOn: string[];
+  summary: boolean;
+  quiet: boolean;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+function parseWhole(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 256) throw new InvalidArgumentError('a whole number from 1 to 256 is needed.');
+  return n;
+}
 
 function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
   const program = new Command('provenance')
@@ -24,15 +50,72 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
   program
     .command('check')
     .description('Check files, folders (recursively, in sorted order) or - (standard input) offline.')
-    .argument('<inputs...>', 'files, folders, or - for standard input')
+    .argument('[inputs...]', 'files, folders, or - for standard input')
     .addOption(new Option('--checks <ids>', 'comma-separated detector ids to run (default: all)'))
     .option('--json', 'one JSON line per input (NDJSON): the /v1 detection result plus "source"', false)
+    .option('--files-from <file>', 'also check the paths listed in FILE (- for standard input), one per line')
+    .option('-0, --null', 'with --files-from: the list is NUL-separated (find -print0)', false)
+    .option('--include <glob>', 'in folders, check only files matching GLOB (repeatable; *.jpg matches names, a/**/b paths)', collect, [])
+    .option('--exclude <glob>', 'in folders, skip files and folders matching GLOB (repeatable)', collect, [])
+    .option('--concurrency <n>', 'worker threads for folders and lists (default: the available cores)', parseWhole)
+    .option('--fail-on <check=result>', 'exit 4 when any file has this result, e.g. c2pa=not_found (repeatable)', collect, [])
+    .option('--summary', 'at the end, write the counts as JSON on standard error', false)
+    .option('-q, --quiet', 'no progress display', false)
+    .option('--trust-anchors <file>', 'PEM file of C2PA trust anchors, instead of those kept with `provenance trust`')
+    .option('--explain', 'spell out each C2PA validation code in a sentence', false)
     .addHelpText('after', EXIT_CODES_HELP)
-    .action(async (inputs: string[], opts: { checks?: string; json: boolean }) => {
+    .action(async (inputs: string[], opts: CheckFlags) => {
       const { runCheck } = await import('./commands/check.js');
       const { splitCheckList } = await import('./engine/checks.js');
       const checks = opts.checks === undefined ? undefined : splitCheckList(opts.checks);
-      setExit(await runCheck({ inputs, checks, json: opts.json }, io));
+      setExit(
+        await runCheck(
+          {
+            inputs,
+            checks,
+            json: opts.json,
+            trustAnchors: opts.trustAnchors,
+            explain: opts.explain,
+            filesFrom: opts.filesFrom,
+            nul: opts.null,
+            include: opts.include,
+            exclude: opts.exclude,
+            concurrency: opts.concurrency,
+            failOn: opts.failOn,
+            summary: opts.summary,
+            quiet: opts.quiet,
+          },
+          io,
+        ),
+      );
+    });
+
+  const trust = program
+    .command('trust')
+    .description('Manage the C2PA trust anchors kept in your config folder (the project ships none; see docs/C2PA.md).');
+  trust
+    .command('add')
+    .description('Add the certificates of a PEM file as trust anchors.')
+    .argument('<file>', 'PEM file, e.g. C2PA-TRUST-LIST.pem from the C2PA trust list')
+    .action(async (file: string) => {
+      const { runTrustAdd } = await import('./commands/trust.js');
+      setExit(await runTrustAdd({ file }, io));
+    });
+  trust
+    .command('list')
+    .description('List the stored trust anchors.')
+    .option('--json', 'one JSON object', false)
+    .action(async (opts: { json: boolean }) => {
+      const { runTrustList } = await import('./commands/trust.js');
+      setExit(await runTrustList({ json: opts.json }, io));
+    });
+  trust
+    .command('remove')
+    .description('Remove a stored trust anchor.')
+    .argument('<fingerprint-or-index>', 'its number in `trust list`, or its SHA-256 fingerprint (8+ leading hex digits)')
+    .action(async (target: string) => {
+      const { runTrustRemove } = await import('./commands/trust.js');
+      setExit(await runTrustRemove({ target }, io));
     });
 
   program
@@ -43,6 +126,8 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
       const { runDetectors } = await import('./commands/detectors.js');
       setExit(await runDetectors({ json: opts.json }, io));
     });
+
+  registerDaemonCommands(program, io, setExit);
 
   program.addHelpText('after', EXIT_CODES_HELP);
   return program;

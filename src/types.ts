@@ -44,6 +44,14 @@ export interface C2paClaims {
   assertions: string[];
   signature_verified: boolean;
   validation?: C2paValidation;
+  /** IPTC digital source type URI named by the active manifest's actions (CONTRACT, additive). */
+  digital_source_type?: string;
+  /** true: an AI source type or the legacy com.adobe.generative-ai assertion; absent when nothing is named. */
+  ai_generated?: boolean;
+  /** The signature time, ISO 8601 UTC, when the manifest has one. */
+  signed_at?: string;
+  /** How many ingredients the active manifest lists. */
+  ingredients?: number;
 }
 
 export interface Match {
@@ -75,8 +83,14 @@ export interface Media {
 /** A detector's own verdict; the engine adds `check` and applies the catalogue rules. */
 export type DetectorOutcome = Omit<Match, 'check'>;
 
+/** What the operator configured for a run, passed by the engine to every detector. */
+export interface DetectContext {
+  /** PEM trust anchors for C2PA signer validation; none configured when absent. */
+  trustAnchorsPem?: string;
+}
+
 export interface Detector extends DetectorInfo {
-  run(media: Media): Promise<DetectorOutcome>;
+  run(media: Media, context: DetectContext): Promise<DetectorOutcome>;
 }
 
 /** CONTRACT error body, also used for per-input errors on NDJSON lines. */

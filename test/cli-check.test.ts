@@ -107,8 +107,9 @@ describe('usage errors exit 2 and name the problem', () => {
     [['check', '--checks', 'nope', 'x'], /Unknown check id "nope"\. Valid check ids: c2pa, watermark_a/],
     [['check', '--checks', 'c2pa,c2pa', 'x'], /named twice/],
     [['check', '--checks', '', 'x'], /Unknown check id ""/],
-    [['check', '-', '-'], /standard input \(-\) can be named only once/],
-    [['check'], /missing required argument 'inputs'/],
+    [['check', '-', '-'], /standard input \(-\) can be used only once/],
+    [['check', '--files-from', '-', '-'], /standard input \(-\) can be used only once/],
+    [['check'], /name at least one file, folder or -, or use --files-from/],
     [['check', '--bogus', 'x'], /unknown option '--bogus'/],
     [['frobnicate'], /unknown command 'frobnicate'/],
   ])('%j', async (args, message) => {

@@ -1,54 +1,215 @@
-// `provenance check <inputs...>`: files, folders and `-`, through the local engine.
+// `provenance check <inputs...>`: files, folders, `-` and --files-from, through the local engine.
+// One file runs in this thread (fast start); more go through a worker pool, and results are
+// written as they finish but in input order, with a bounded number in flight.
+import { access, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { loadTrustAnchors, TrustAnchorError, type TrustAnchors } from '../config/trust-store.js';
 import { CheckSelectionError, resolveChecks } from '../engine/checks.js';
-import { detect } from '../engine/detect.js';
-import { InputError } from '../engine/input-error.js';
-import { expandInputs, readInput, STDIN } from '../engine/inputs.js';
+import type { DetectOptions } from '../engine/detect.js';
+import { failuresOf, FailOnError, parseFailOn, type FailCondition } from '../engine/fail-on.js';
+import { openFileList, readFileList } from '../engine/file-list.js';
+import { expandInputs, STDIN } from '../engine/inputs.js';
+import { makePathFilter } from '../engine/path-filter.js';
+import { ReadAhead } from '../engine/read-ahead.js';
+import type { ProgressView } from '../ui/progress.js';
+import { ScanStats } from '../ui/scan-stats.js';
 import { makeStyle } from '../ui/style.js';
 import { formatError, formatResult, RunTally } from '../ui/text-report.js';
+import { inProcessChecker, poolChecker, type Checker, type Outcome } from './checker.js';
 import { EXIT, wantsColor, type CommandIO } from './io.js';
 
 export interface CheckOptions {
   inputs: string[];
   checks?: string[];
   json: boolean;
+  /** `--trust-anchors FILE.pem`: used instead of the anchors stored in the user's config. */
+  trustAnchors?: string;
+  /** `--explain`: spell out each C2PA validation code in the readable report. */
+  explain?: boolean;
+  /** Worker threads; default: the available cores. 1 checks in this thread. */
+  concurrency?: number;
+  /** `--files-from FILE|-`: more inputs, one per line (NUL-separated with `nul`). */
+  filesFrom?: string;
+  nul?: boolean;
+  include?: string[];
+  exclude?: string[];
+  /** `--fail-on CHECK=RESULT`, repeatable: exit 4 when any file matches. */
+  failOn?: string[];
+  /** `--summary`: the counts as JSON on stderr at the end. */
+  summary?: boolean;
+  /** `--quiet`: no progress display. */
+  quiet?: boolean;
 }
 
-function write(io: CommandIO, text: string): void {
-  io.stdout.write(text);
+/** Results in flight per worker: enough to keep workers busy behind a slow file, and bounded. */
+const WINDOW_PER_WORKER = 8;
+/** Inputs the walk may run ahead of the checks (for the progress total), at most. */
+const READ_AHEAD = 10_000;
+
+class UsageError extends Error {}
+
+interface Plan {
+  checks?: string[];
+  failOn: FailCondition[];
+  anchors?: TrustAnchors;
+  concurrency: number;
 }
 
-export async function runCheck(options: CheckOptions, io: CommandIO): Promise<number> {
+async function plan(options: CheckOptions, io: CommandIO): Promise<Plan> {
   try {
     resolveChecks(options.checks);
   } catch (err) {
-    if (err instanceof CheckSelectionError) {
-      io.stderr.write(`provenance: --checks: ${err.message}\n`);
-      return EXIT.usage;
-    }
+    if (err instanceof CheckSelectionError) throw new UsageError(`--checks: ${err.message}`);
     throw err;
   }
-  if (options.inputs.filter((i) => i === STDIN).length > 1) {
-    io.stderr.write('provenance: standard input (-) can be named only once.\n');
+  let failOn: FailCondition[];
+  try {
+    failOn = parseFailOn(options.failOn ?? []);
+  } catch (err) {
+    if (err instanceof FailOnError) throw new UsageError(err.message);
+    throw err;
+  }
+  const concurrency = options.concurrency ?? availableParallelism();
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) {
+    throw new UsageError('--concurrency takes a whole number from 1 to 256.');
+  }
+  const stdinUses = options.inputs.filter((i) => i === STDIN).length + (options.filesFrom === STDIN ? 1 : 0);
+  if (stdinUses > 1) throw new UsageError('standard input (-) can be used only once (as an input or as --files-from -).');
+  if (options.inputs.length === 0 && !options.filesFrom) throw new UsageError('name at least one file, folder or -, or use --files-from.');
+  if (options.nul && !options.filesFrom) throw new UsageError('-0/--null goes with --files-from.');
+  if (options.filesFrom && options.filesFrom !== STDIN) {
+    try {
+      await access(options.filesFrom);
+      if (!(await stat(options.filesFrom)).isFile()) throw new Error('not a file');
+    } catch {
+      throw new UsageError(`--files-from: cannot read ${options.filesFrom}.`);
+    }
+  }
+  // Trust anchors: --trust-anchors, else the user's config.
+  let anchors: TrustAnchors | undefined;
+  try {
+    anchors = loadTrustAnchors({ file: options.trustAnchors, env: io.env });
+  } catch (err) {
+    if (err instanceof TrustAnchorError) throw new UsageError(`${options.trustAnchors ? '--trust-anchors: ' : ''}${err.message}`);
+    throw err;
+  }
+  return { checks: options.checks, failOn, anchors, concurrency };
+}
+
+/** One plain file (or stdin) named alone: check it in this thread and skip the pool's start-up. */
+async function isSingleFile(options: CheckOptions): Promise<boolean> {
+  if (options.filesFrom || options.inputs.length !== 1) return false;
+  const [only] = options.inputs as [string];
+  if (only === STDIN) return true;
+  try {
+    return (await stat(only)).isFile();
+  } catch {
+    return true; // a missing file is one error line either way
+  }
+}
+
+async function* allInputs(options: CheckOptions, stdin: NodeJS.ReadableStream): AsyncGenerator<string> {
+  yield* options.inputs;
+  if (options.filesFrom) yield* readFileList(openFileList(options.filesFrom, stdin), Boolean(options.nul));
+}
+
+function showsProgress(options: CheckOptions, io: CommandIO): boolean {
+  const ci = Boolean(io.env.CI) && io.env.CI !== 'false';
+  return Boolean(io.stderr.isTTY) && !options.quiet && !ci;
+}
+
+export async function runCheck(options: CheckOptions, io: CommandIO): Promise<number> {
+  let p: Plan;
+  try {
+    p = await plan(options, io);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    io.stderr.write(`provenance: ${err.message}\n`);
     return EXIT.usage;
   }
 
+  const detectOptions: DetectOptions = { checks: p.checks, ...(p.anchors ? { trustAnchorsPem: p.anchors.pem } : {}) };
+  const inProcess = p.concurrency === 1 || (await isSingleFile(options));
+  const checker: Checker = inProcess ? inProcessChecker(detectOptions, io.stdin) : await poolChecker(p.concurrency, detectOptions, io.stdin);
+
   const style = makeStyle(wantsColor(io.stdout, io.env));
   const tally = new RunTally();
-  for await (const item of expandInputs(options.inputs)) {
-    let bytes: Uint8Array;
-    try {
-      bytes = await readInput(item, io.stdin);
-    } catch (err) {
-      if (!(err instanceof InputError)) throw err;
-      tally.unreadable++;
-      const error = err.toInfo();
-      write(io, options.json ? `${JSON.stringify({ source: item.source, error })}\n` : formatError(item.source, error, style));
-      continue;
-    }
-    const result = await detect(bytes, { checks: options.checks });
-    tally.add(result);
-    write(io, options.json ? `${JSON.stringify({ source: item.source, ...result })}\n` : formatResult(item.source, result, style));
+  const stats = new ScanStats();
+  let failedOn = 0;
+  let progress: ProgressView | undefined;
+  if (showsProgress(options, io)) {
+    const { startProgress } = await import('../ui/progress.js');
+    progress = startProgress(stats, io.stderr as NodeJS.WriteStream, wantsColor(io.stderr, io.env));
   }
-  if (!options.json) write(io, tally.summary(style));
-  return tally.unreadable ? EXIT.unreadable : EXIT.ok;
+
+  const items = new ReadAhead(expandInputs(allInputs(options, io.stdin), { filter: makePathFilter(options.include, options.exclude) }), READ_AHEAD);
+  let interrupted = false;
+  const onInterrupt = () => {
+    interrupted = true;
+    items.stop();
+    progress?.abort();
+    progress = undefined;
+    void checker.close();
+  };
+  process.once('SIGINT', onInterrupt);
+  process.once('SIGTERM', onInterrupt);
+
+  // Each line goes out in one write, so whatever was written before an interrupt is whole.
+  const emit = (outcome: Outcome) => {
+    if (interrupted) return;
+    // Only a stdout on the same terminal can tear the frame; a pipe or file cannot.
+    if (io.stdout.isTTY) progress?.clear();
+    if (outcome.ok) {
+      const { result, hints } = outcome;
+      tally.add(result);
+      stats.add(result);
+      if (failuresOf(result, p.failOn).length) failedOn++;
+      io.stdout.write(
+        options.json
+          ? `${JSON.stringify({ source: outcome.source, ...result, ...(hints ? { hints } : {}) })}\n`
+          : formatResult(outcome.source, result, style, { explain: options.explain, trustAnchors: Boolean(p.anchors), hints }),
+      );
+    } else {
+      tally.unreadable++;
+      stats.unreadable++;
+      io.stdout.write(options.json ? `${JSON.stringify({ source: outcome.source, error: outcome.error })}\n` : formatError(outcome.source, outcome.error, style));
+    }
+    stats.discovered = items.discovered;
+    stats.walking = items.walking;
+    progress?.update();
+  };
+
+  const limit = inProcess ? 1 : p.concurrency * WINDOW_PER_WORKER;
+  const inFlight: Promise<Outcome>[] = [];
+  try {
+    for await (const item of items) {
+      if (interrupted) break;
+      inFlight.push(checker.check(item));
+      if (inFlight.length >= limit) emit(await inFlight.shift()!);
+    }
+    while (inFlight.length && !interrupted) emit(await inFlight.shift()!);
+  } catch (err) {
+    // The walk itself failed (e.g. --files-from could not be read mid-way).
+    progress?.abort();
+    await checker.close();
+    io.stderr.write(`provenance: ${(err as Error).message}\n`);
+    return EXIT.usage;
+  } finally {
+    process.removeListener('SIGINT', onInterrupt);
+    process.removeListener('SIGTERM', onInterrupt);
+  }
+  await checker.close();
+  if (interrupted) {
+    io.stderr.write(`provenance: interrupted after ${stats.done} input${stats.done === 1 ? '' : 's'}; every line written is complete.\n`);
+    return EXIT.interrupted;
+  }
+
+  stats.walking = false;
+  stats.discovered = items.discovered;
+  stats.failedOn = failedOn;
+  progress?.finish();
+  if (!options.json) io.stdout.write(tally.summary(style));
+  if (options.summary) io.stderr.write(`${JSON.stringify(stats.summary())}\n`);
+  if (failedOn) return EXIT.failOn;
+  return stats.unreadable ? EXIT.unreadable : EXIT.ok;
 }

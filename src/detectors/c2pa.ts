@@ -1,7 +1,7 @@
 // c2pa: reads the embedded C2PA manifest with c2pa-rs (the official WebAssembly build).
 import { hasC2paMarker } from '../engine/c2pa-markers.js';
 import { loadC2paWasm, readerSettings } from '../engine/c2pa-wasm.js';
-import type { Detector, DetectorOutcome, Media } from '../types.js';
+import type { DetectContext, Detector, DetectorOutcome, Media } from '../types.js';
 import { foundOutcome, type CrJsonStore, type ReaderStore } from './c2pa-manifest.js';
 
 const NOT_FOUND: DetectorOutcome = { result: 'not_found', confidence: 1 };
@@ -42,14 +42,17 @@ function plainError(message: string): string {
 }
 
 /** The full c2pa-rs read, without the marker fast path. */
-export async function readManifest(media: Media): Promise<DetectorOutcome> {
+export async function readManifest(media: Media, context: DetectContext = {}): Promise<DetectorOutcome> {
   const wasm = await loadC2paWasm();
   let reader: { json(): string; crJson(): string; free(): void } | undefined;
   try {
-    reader = await wasm.WasmReader.fromBytes(media.type, media.bytes, readerSettings());
+    // With trust anchors c2pa-rs validates the signer's chain and reports `Trusted` where it
+    // ends at one of them; without, it reports `Valid` plus signingCredential.untrusted.
+    const anchors = context.trustAnchorsPem;
+    reader = await wasm.WasmReader.fromBytes(media.type, media.bytes, readerSettings(anchors));
     const store = JSON.parse(reader.json()) as ReaderStore;
     const cr = JSON.parse(reader.crJson()) as CrJsonStore;
-    return foundOutcome(store, cr) ?? NOT_FOUND;
+    return foundOutcome(store, cr, { trustAnchors: Boolean(anchors) }) ?? NOT_FOUND;
   } catch (err) {
     return outcomeForError(err);
   } finally {
@@ -76,9 +79,9 @@ export const c2pa: Detector = {
   ],
   status: 'available',
   inverse: false,
-  async run(media: Media) {
+  async run(media: Media, context: DetectContext = {}) {
     // Fast path: no marker bytes, no manifest (test/c2pa-fast-path.test.ts proves it on the corpus).
     if (!hasC2paMarker(media.bytes)) return NOT_FOUND;
-    return readManifest(media);
+    return readManifest(media, context);
   },
 };

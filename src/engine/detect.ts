@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { CATALOGUE, detectorById } from '../detectors/catalogue.js';
-import type { DetectionResult, Detector, DetectorId, Match, Media } from '../types.js';
+import type { DetectContext, DetectionResult, Detector, DetectorId, Match, Media } from '../types.js';
 import { resolveChecks } from './checks.js';
 import { newCheckId } from './ids.js';
 import { sniffMediaType } from './sniff.js';
@@ -11,6 +11,8 @@ import { sniffMediaType } from './sniff.js';
 export interface DetectOptions {
   /** Detector ids; all of them when omitted. Unknown or repeated ids throw CheckSelectionError. */
   checks?: readonly string[];
+  /** PEM trust anchors for C2PA signer validation (see src/config/trust-store.ts). */
+  trustAnchorsPem?: string;
 }
 
 export async function describeMedia(bytes: Uint8Array): Promise<Media> {
@@ -23,7 +25,8 @@ export async function detect(bytes: Uint8Array, options: DetectOptions = {}): Pr
   const checks = resolveChecks(options.checks);
   const media = await describeMedia(bytes);
   const matches: Match[] = [];
-  for (const id of checks) matches.push(await runCheck(detectorById(id), media));
+  const context: DetectContext = options.trustAnchorsPem ? { trustAnchorsPem: options.trustAnchorsPem } : {};
+  for (const id of checks) matches.push(await runCheck(detectorById(id), media, context));
   return {
     id: newCheckId(),
     media: { type: media.type, bytes: bytes.byteLength, sha256: media.sha256 },
@@ -34,9 +37,9 @@ export async function detect(bytes: Uint8Array, options: DetectOptions = {}): Pr
 }
 
 /** Applies the catalogue rules (SPEC 4.1 rule 3) and never lets a detector's failure escape. */
-export async function runCheck(detector: Detector, media: Media): Promise<Match> {
+export async function runCheck(detector: Detector, media: Media, context: DetectContext = {}): Promise<Match> {
   const check: DetectorId = detector.id;
-  if (detector.status === 'planned') return { check, ...(await detector.run(media)) };
+  if (detector.status === 'planned') return { check, ...(await detector.run(media, context)) };
   if (!detector.media_types.includes(media.type)) {
     return {
       check,
@@ -46,7 +49,7 @@ export async function runCheck(detector: Detector, media: Media): Promise<Match>
     };
   }
   try {
-    return { check, ...(await detector.run(media)) };
+    return { check, ...(await detector.run(media, context)) };
   } catch (err) {
     return {
       check,

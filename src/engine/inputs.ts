@@ -3,8 +3,9 @@
 // link back to an enclosing folder reported as a loop instead of walked forever.
 import type { Dirent, Stats } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { InputError, inputErrorFrom } from './input-error.js';
+import type { PathFilter } from './path-filter.js';
 
 export type InputItem =
   | { source: string; kind: 'file'; path: string }
@@ -13,8 +14,13 @@ export type InputItem =
 
 export const STDIN = '-';
 
-export async function* expandInputs(inputs: readonly string[]): AsyncGenerator<InputItem> {
-  for (const input of inputs) {
+export interface ExpandOptions {
+  /** --include / --exclude, applied to what folder walks find. */
+  filter?: PathFilter;
+}
+
+export async function* expandInputs(inputs: AsyncIterable<string> | Iterable<string>, options: ExpandOptions = {}): AsyncGenerator<InputItem> {
+  for await (const input of inputs) {
     if (input === STDIN) {
       yield { source: STDIN, kind: 'stdin' };
       continue;
@@ -26,7 +32,7 @@ export async function* expandInputs(inputs: readonly string[]): AsyncGenerator<I
       yield { source: input, kind: 'error', error: inputErrorFrom(err, input) };
       continue;
     }
-    if (st.isDirectory()) yield* walkFolder(input, new Set([inode(st)]));
+    if (st.isDirectory()) yield* walkFolder(input, input, new Set([inode(st)]), options.filter);
     else yield fileItem(input, st);
   }
 }
@@ -44,7 +50,13 @@ function fileItem(path: string, st: Stats): InputItem {
   };
 }
 
-async function* walkFolder(folder: string, ancestors: Set<string>): AsyncGenerator<InputItem> {
+/** Path below the walked root, with `/` separators on every platform (for globs). */
+function below(root: string, path: string): string {
+  const rel = relative(root, path);
+  return sep === '/' ? rel : rel.split(sep).join('/');
+}
+
+async function* walkFolder(root: string, folder: string, ancestors: Set<string>, filter?: PathFilter): AsyncGenerator<InputItem> {
   let entries: Dirent[];
   try {
     entries = await readdir(folder, { withFileTypes: true });
@@ -63,9 +75,10 @@ async function* walkFolder(folder: string, ancestors: Set<string>): AsyncGenerat
       continue;
     }
     if (!st.isDirectory()) {
-      yield fileItem(path, st);
+      if (!filter || filter.includesFile(below(root, path))) yield fileItem(path, st);
       continue;
     }
+    if (filter && !filter.entersFolder(below(root, path))) continue;
     const key = inode(st);
     if (ancestors.has(key)) {
       yield {
@@ -75,7 +88,7 @@ async function* walkFolder(folder: string, ancestors: Set<string>): AsyncGenerat
       };
       continue;
     }
-    yield* walkFolder(path, new Set([...ancestors, key]));
+    yield* walkFolder(root, path, new Set([...ancestors, key]), filter);
   }
 }
 

@@ -1,6 +1,20 @@
 // The readable report of `provenance check` without --json: a few lines per file, then a summary.
+// A file with a C2PA credential gets a short card (issue 7): AI origin and the signal it comes
+// from, signer, signing time, app or device, actions, ingredients, validation in plain words.
+import { aiSignal, c2paDetails, sourceTypeTerm, type C2paDetails, type IngredientNode } from '../detectors/c2pa-manifest.js';
+import type { Hints } from '../engine/xmp-hints.js';
 import type { DetectionResult, ErrorInfo, Match } from '../types.js';
 import type { Style } from './style.js';
+import { explainCode } from './validation-codes.js';
+
+export interface ReportOptions {
+  /** `--explain`: a sentence for each validation code. */
+  explain?: boolean;
+  /** Whether trust anchors were configured for this run; undefined when unknown (a remote result). */
+  trustAnchors?: boolean;
+  /** The CLI's unsigned hints for this file (XMP). */
+  hints?: Hints;
+}
 
 export const CAVEAT =
   'A missing marker proves nothing: screenshots and re-encodes strip markers, and most cameras and editors never write them. A found marker is evidence, not proof.';
@@ -19,31 +33,190 @@ export function formatBytes(n: number): string {
   return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }
 
-function validationWords(match: Match, s: Style): string | undefined {
-  const v = match.claims?.validation;
-  if (!v) return undefined;
-  const codes = v.codes.filter((c) => c !== 'signingCredential.untrusted');
-  if (v.state === 'trusted') return s.green('credential intact, signer chains to a trusted anchor');
-  if (v.state === 'valid') {
-    return 'credential intact (hashes and signature match); signer not checked against a trust list';
-  }
-  return s.red(`credential INVALID: changed after signing or badly signed (${codes.join(', ') || 'no code given'})`);
+const UNTRUSTED = 'signingCredential.untrusted';
+const CARD_WIDTH = 15;
+
+/** What an IPTC digital source type means, in a few words. */
+const SOURCE_TYPE_WORDS: Record<string, string> = {
+  trainedAlgorithmicMedia: 'made by a generative AI model',
+  compositeWithTrainedAlgorithmicMedia: 'a composite that includes generative AI output',
+  algorithmicMedia: 'made by an algorithm without training data',
+  digitalCapture: 'captured by a camera or recorder',
+  computationalCapture: 'captured with computational processing',
+  negativeFilm: 'scanned from a film negative',
+  positiveFilm: 'scanned from a film positive',
+  print: 'scanned from a print',
+  humanEdits: 'edited by a person',
+  minorHumanEdits: 'lightly edited by a person',
+  algorithmicallyEnhanced: 'enhanced by an algorithm',
+  compositeCapture: 'a composite of captures',
+  composite: 'a composite of several elements',
+  compositeSynthetic: 'a composite that includes synthetic elements',
+  digitalCreation: 'made by a person with digital tools',
+  dataDrivenMedia: 'made from data',
+  screenCapture: 'a screen capture',
+  virtualRecording: 'a recording of a virtual event',
+};
+
+function sourceTypeText(uri: string): string {
+  const term = sourceTypeTerm(uri);
+  const words = SOURCE_TYPE_WORDS[term];
+  return words ? `${term} (${words})` : term;
 }
 
-function matchLines(match: Match, s: Style): string[] {
+function utcText(iso: string): string {
+  return iso.replace('T', ' ').replace(/(\.\d+)?Z$/, ' UTC');
+}
+
+function validationWords(match: Match, s: Style, options: ReportOptions): string | undefined {
+  const v = match.claims?.validation;
+  if (!v) return undefined;
+  const codes = v.codes.filter((c) => c !== UNTRUSTED);
+  if (v.state === 'trusted') return s.green('credential intact, signer chains to a trusted anchor');
+  if (v.state === 'valid') {
+    let signer: string;
+    if (!v.codes.includes(UNTRUSTED)) signer = 'signer not checked against a trust list';
+    else if (options.trustAnchors) signer = `signer does NOT chain to your trust anchors (${UNTRUSTED})`;
+    else if (options.trustAnchors === false) signer = 'signer not checked against a trust list (no trust anchors configured)';
+    else signer = 'signer not checked against a trust list';
+    const notes = codes.length ? `; notes: ${codes.join(', ')}` : '';
+    return `credential intact (hashes and signature match); ${signer}${notes}`;
+  }
+  const why = codes.length ? `${[...new Set(codes.map((c) => explainCode(c).short))].join('; ')} (${codes.join(', ')})` : 'changed after signing or badly signed (no code given)';
+  return s.red(`credential INVALID: ${why}`);
+}
+
+function aiWords(match: Match, details: C2paDetails | undefined, s: Style): string {
+  const claims = match.claims!;
+  const signal = aiSignal(claims, details?.sourceTypeAction);
+  if (!signal) {
+    const fromIngredient = details && anyAiIngredient(details.ingredients) ? '; an ingredient is marked AI-generated (below)' : '';
+    return s.dim(`not stated: the manifest names no digital source type${fromIngredient}`);
+  }
+  const by = signal.action ? `, named by its ${signal.action} action` : ' (digital source type)';
+  if (signal.rule === 'legacy_assertion') {
+    const also = signal.type ? `; its source type is ${sourceTypeText(signal.type)}${by}` : '';
+    return `${s.yellow('yes')}: the manifest carries the legacy com.adobe.generative-ai assertion${also}`;
+  }
+  return signal.ai ? `${s.yellow('yes')}: ${sourceTypeText(signal.type)}${by}` : `no: ${sourceTypeText(signal.type)}${by}`;
+}
+
+function anyAiIngredient(nodes: IngredientNode[]): boolean {
+  return nodes.some((n) => n.aiGenerated === true || anyAiIngredient(n.children));
+}
+
+function signerWords(match: Match, details: C2paDetails | undefined): string {
+  const org = match.issuer ?? details?.signer.issuer;
+  const cn = details?.signer.commonName;
+  if (org && cn && cn !== org) return `${org} (certificate: ${cn})`;
+  if (org) return org;
+  return cn ? `${cn} (the certificate names no organisation)` : 'a certificate that names no organisation';
+}
+
+function appWords(match: Match, details: C2paDetails | undefined): string | undefined {
+  const generator = match.claims?.claim_generator || undefined;
+  const named = [details?.device, ...(details?.softwareAgents ?? [])].filter((x): x is string => Boolean(x));
+  if (!named.length) return generator;
+  const first = [...new Set(named)].join(', ');
+  return generator && !named.includes(generator) ? `${first} (claim generator: ${generator})` : first;
+}
+
+const MAX_ACTIONS = 8;
+
+function actionWords(details: C2paDetails): string | undefined {
+  if (!details.actions.length) return undefined;
+  const shown = details.actions.slice(0, MAX_ACTIONS).map((a) => (a.digitalSourceType ? `${a.action} (${sourceTypeTerm(a.digitalSourceType)})` : a.action));
+  const more = details.actions.length - shown.length;
+  return shown.join(', ') + (more > 0 ? `, and ${more} more` : '');
+}
+
+function ingredientLine(node: IngredientNode): string {
+  const parts = [node.title ?? 'untitled'];
+  if (node.relationship) parts.push(node.relationship);
+  if (node.format) parts.push(node.format);
+  if (!node.hasManifest) {
+    parts.push('no credential');
+  } else {
+    if (node.aiGenerated === true) parts.push(`AI-generated (${sourceTypeTerm(node.digitalSourceType ?? 'com.adobe.generative-ai')})`);
+    else if (node.digitalSourceType) parts.push(sourceTypeTerm(node.digitalSourceType));
+    if (node.signer) parts.push(`signed by ${node.signer}`);
+    parts.push(node.problems?.length ? `its credential is invalid (${node.problems.join(', ')})` : 'credential intact');
+  }
+  return parts.join(' · ');
+}
+
+/** A depth-limited tree; `hidden` ingredients at this level are counted, not drawn. */
+function ingredientTreeLines(nodes: IngredientNode[], hidden: number, prefix: string): string[] {
+  const lines: string[] = [];
+  nodes.forEach((node, i) => {
+    const last = i === nodes.length - 1 && hidden <= 0;
+    lines.push(`${prefix}${last ? '└─ ' : '├─ '}${ingredientLine(node)}`);
+    if (node.children.length || node.omitted) {
+      lines.push(...ingredientTreeLines(node.children, node.omitted ?? 0, prefix + (last ? '   ' : '│  ')));
+    }
+  });
+  if (hidden > 0) lines.push(`${prefix}└─ ${hidden} more ingredient${hidden === 1 ? '' : 's'} (not shown)`);
+  return lines;
+}
+
+function explainLines(match: Match, details: C2paDetails | undefined): string[] {
+  const codes = match.claims?.validation?.codes ?? [];
+  if (!match.claims?.validation) return ['c2pa-rs gave no validation result'];
+  if (!codes.length) {
+    return [
+      match.claims.validation.state === 'trusted'
+        ? 'no validation codes: every check passed and the signer chains to a trusted anchor'
+        : 'no validation codes: every check passed',
+    ];
+  }
+  // What made the verdict first; the trust note last.
+  const ordered = [...codes.filter((c) => c !== UNTRUSTED), ...codes.filter((c) => c === UNTRUSTED)];
+  return ordered.flatMap((code) => {
+    const own = details?.explanations[code];
+    return [`${code}: ${explainCode(code).sentence}`, ...(own ? [`  (c2pa-rs: ${own})`] : [])];
+  });
+}
+
+function c2paCard(match: Match, s: Style, options: ReportOptions): string[] {
+  const label = match.check.padEnd(LABEL_WIDTH);
+  const indent = ' '.repeat(2 + LABEL_WIDTH);
+  const claims = match.claims;
+  const signer = match.issuer ? `signed by ${s.bold(match.issuer)}` : 'signer names no organisation';
+  const tool = claims?.claim_generator ? `, made with ${claims.claim_generator}` : '';
+  const lines = [`  ${label}${s.green('found')}: ${signer}${tool}`];
+  if (!claims) return lines;
+  const details = c2paDetails(claims);
+  const row = (name: string, value: string) => lines.push(`${indent}${name.padEnd(CARD_WIDTH)}${value}`);
+  const more = (value: string) => lines.push(`${indent}${' '.repeat(CARD_WIDTH)}${value}`);
+
+  row('AI-generated', aiWords(match, details, s));
+  row('signed by', signerWords(match, details));
+  row('signed at', claims.signed_at ? utcText(claims.signed_at) : s.dim('not stated (no time stamp: when it was signed is unknown)'));
+  const app = appWords(match, details);
+  if (app) row('app or device', app);
+  const actions = details && actionWords(details);
+  if (actions) row('actions', actions);
+  if (claims.ingredients !== undefined) {
+    row('ingredients', claims.ingredients === 0 ? 'none' : String(claims.ingredients));
+    if (details) for (const l of ingredientTreeLines(details.ingredients, claims.ingredients - details.ingredients.length, '')) more(l);
+  }
+  const words = validationWords(match, s, { ...options, trustAnchors: details?.trustAnchors ?? options.trustAnchors });
+  if (words) row('validation', words);
+  if (options.explain) {
+    const [first, ...rest] = explainLines(match, details);
+    row('why', first!);
+    for (const l of rest) more(l);
+  }
+  if (claims.assertions.length) row('assertions', s.dim(claims.assertions.join(', ')));
+  return lines;
+}
+
+function matchLines(match: Match, s: Style, options: ReportOptions): string[] {
   const label = match.check.padEnd(LABEL_WIDTH);
   const indent = ' '.repeat(2 + LABEL_WIDTH);
   if (match.result === 'unavailable') return [`  ${label}${s.yellow('unavailable')}: ${match.reason ?? ''}`];
   if (match.result === 'not_found') return [`  ${label}${s.dim('not found')}`];
-  if (match.check === 'c2pa') {
-    const signer = match.issuer ? `signed by ${s.bold(match.issuer)}` : 'signer names no organisation';
-    const tool = match.claims?.claim_generator ? `, made with ${match.claims.claim_generator}` : '';
-    const lines = [`  ${label}${s.green('found')}: ${signer}${tool}`];
-    const words = validationWords(match, s);
-    if (words) lines.push(`${indent}${words}`);
-    if (match.claims?.assertions.length) lines.push(`${indent}${s.dim(`assertions: ${match.claims.assertions.join(', ')}`)}`);
-    return lines;
-  }
+  if (match.check === 'c2pa') return c2paCard(match, s, options);
   if (match.check === 'camera_reference') {
     const strength = match.confidence >= 0.9 ? 'make, maker note, model and iOS version agree' : 'make and maker note agree, another field points to an editor';
     return [
@@ -54,15 +227,27 @@ function matchLines(match: Match, s: Style): string[] {
   return [`  ${label}${s.green('found')} (confidence ${match.confidence})`];
 }
 
-export function formatResult(source: string, result: DetectionResult, s: Style): string {
+function hintLines(hints: Hints | undefined, s: Style): string[] {
+  const type = hints?.iptc_digital_source_type;
+  if (!type) return [];
+  const ai = aiSignal({ digital_source_type: type, assertions: [] })?.ai;
+  const verdict = ai ? `${s.yellow('says AI-generated')}: ` : '';
+  return [
+    `  ${'xmp hint'.padEnd(LABEL_WIDTH)}${verdict}IPTC digital source type ${sourceTypeText(type)}`,
+    `${' '.repeat(2 + LABEL_WIDTH)}${s.dim('unsigned XMP metadata (Iptc4xmpExt:DigitalSourceType): anyone can write, edit or remove it')}`,
+  ];
+}
+
+export function formatResult(source: string, result: DetectionResult, s: Style, options: ReportOptions = {}): string {
   const lines = [
     s.bold(source),
     `  ${s.dim(`${result.media.type} · ${formatBytes(result.media.bytes)} · sha256 ${result.media.sha256}`)}`,
   ];
   const planned = result.matches.filter((m) => m.result === 'unavailable' && /planned/.test(m.reason ?? ''));
   for (const match of result.matches) {
-    if (!planned.includes(match)) lines.push(...matchLines(match, s));
+    if (!planned.includes(match)) lines.push(...matchLines(match, s, options));
   }
+  lines.push(...hintLines(options.hints, s));
   if (planned.length) {
     lines.push(`  ${'planned'.padEnd(LABEL_WIDTH)}${s.dim(`${planned.map((m) => m.check).join(', ')}: not available yet`)}`);
   }

@@ -1,0 +1,158 @@
+// `npm run bench`: a folder scan at speed (issue 6). Builds .bench/scan (about 1,000 camera-like
+// JPEGs with unique bytes and 100 C2PA-signed files, all from the project's own fixtures), then
+// times, in one run: `provenance check --json` on it, `exiftool -json -r` on it, and the
+// single-core floor (the same reads, hashes and detector calls in a plain loop in one process).
+// `npm run bench -- --rss` also scans a 10,000-file folder and reports peak RSS and order.
+// Figures go into docs/PERFORMANCE.md by hand; nothing here is a pass/fail test.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
+import { detect } from '../src/engine/detect.js';
+import { APPLE_MAKER_NOTE, concat, exifApp1, makePki, signC2pa, simpleManifest, tinyJpeg } from '../test/fixtures/make.js';
+
+const ROOT = resolve('.');
+const BENCH = join(ROOT, '.bench');
+const BIN = join(ROOT, 'bin', 'provenance.js');
+
+/** A JPEG comment segment right after SOI: same pixels, unique bytes (and sha256) per file. */
+function stamp(jpeg: Uint8Array, text: string): Uint8Array {
+  const body = Buffer.from(text, 'latin1');
+  const seg = Buffer.alloc(4);
+  seg.writeUInt16BE(0xfffe, 0);
+  seg.writeUInt16BE(body.length + 2, 2);
+  return concat(jpeg.subarray(0, 2), seg, body, jpeg.subarray(2));
+}
+
+function listFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
+}
+
+async function buildScanFolder(dir: string, cameras: number, signedCount: number): Promise<void> {
+  const marker = join(dir, `.built-${cameras}-${signedCount}`);
+  if (existsSync(marker)) return;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, 'camera'), { recursive: true });
+  mkdirSync(join(dir, 'signed'), { recursive: true });
+  // A few full-size bases (4032x3024 like a phone, 1600x1200), three EXIF variants.
+  const exifs = [
+    exifApp1({ make: 'Apple', model: 'iPhone 15 Pro', software: '17.1.2', makerNote: APPLE_MAKER_NOTE, dateTime: '2026:10:01 10:00:00' }),
+    exifApp1({ make: 'Canon', model: 'Canon EOS R6', software: 'Firmware 1.8', dateTime: '2026:10:01 10:00:00' }),
+    undefined,
+  ];
+  const bases: Uint8Array[] = [];
+  for (let i = 0; i < 6; i++) {
+    const [width, height] = i % 2 ? [1600, 1200] : [4032, 3024];
+    bases.push(tinyJpeg({ width, height, seed: 100 + i, exif: exifs[i % 3] }));
+  }
+  for (let i = 0; i < cameras; i++) {
+    const sub = join(dir, 'camera', String(Math.floor(i / 250)).padStart(2, '0'));
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, `IMG_${String(i).padStart(5, '0')}.jpg`), stamp(bases[i % bases.length]!, `bench photo ${i}`));
+  }
+  if (signedCount) {
+    const pki = makePki(join(BENCH, 'pki'));
+    for (let i = 0; i < signedCount; i++) {
+      const image = tinyJpeg({ width: 640, height: 480, seed: 1000 + i });
+      const signed = await signC2pa(image, 'image/jpeg', simpleManifest(`signed-${i}.jpg`, 'image/jpeg'), pki);
+      writeFileSync(join(dir, 'signed', `signed-${String(i).padStart(4, '0')}.jpg`), signed);
+    }
+  }
+  writeFileSync(marker, '');
+}
+
+interface Timed {
+  ms: number;
+  stdout: string;
+  peakRssKb?: number;
+}
+
+/** Runs a command with stdout captured; polls /proc for the process's peak RSS (VmHWM). */
+function timed(cmd: string, args: string[]): Promise<Timed> {
+  return new Promise((resolvePromise, reject) => {
+    const t0 = performance.now();
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CI: 'true' } });
+    const chunks: Buffer[] = [];
+    let peak = 0;
+    const poll = setInterval(() => {
+      try {
+        const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+        const hwm = /VmHWM:\s+(\d+)/.exec(status);
+        if (hwm) peak = Math.max(peak, Number(hwm[1]));
+      } catch {
+        /* exited between polls */
+      }
+    }, 20);
+    child.stdout.on('data', (c: Buffer) => chunks.push(c));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearInterval(poll);
+      if (code !== 0) reject(new Error(`${cmd} exited ${code}`));
+      else resolvePromise({ ms: performance.now() - t0, stdout: Buffer.concat(chunks).toString(), peakRssKb: peak || undefined });
+    });
+  });
+}
+
+async function best(n: number, run: () => Promise<Timed>): Promise<Timed> {
+  const runs: Timed[] = [];
+  for (let i = 0; i < n; i++) runs.push(await run());
+  return runs.sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)]!; // the median run
+}
+
+async function floor(dir: string): Promise<void> {
+  const t0 = performance.now();
+  let n = 0;
+  for (const file of listFiles(dir).sort()) {
+    await detect(readFileSync(file));
+    n++;
+  }
+  console.log(JSON.stringify({ files: n, ms: performance.now() - t0 }));
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  if (args[0] === '--floor') return floor(args[1]!);
+  const runs = Number(process.env.BENCH_RUNS ?? 3);
+  const scanDir = join(BENCH, 'scan');
+  console.log('building the benchmark folder (cached in .bench/) ...');
+  await buildScanFolder(scanDir, 1000, 100);
+  const files = listFiles(scanDir);
+  const bytes = files.reduce((sum, f) => sum + readFileSync(f).length, 0);
+  console.log(`${files.length} files, ${(bytes / 1048576).toFixed(0)} MiB, ${availableParallelism()} cores, node ${process.version}`);
+
+  const scan = await best(runs, () => timed(process.execPath, [BIN, 'check', '--json', scanDir]));
+  const lines = scan.stdout.trim().split('\n');
+  if (lines.length !== files.length) throw new Error(`scan printed ${lines.length} lines for ${files.length} files`);
+  const floorRun = await best(runs, () => timed(process.execPath, ['scripts/run-ts.mjs', 'scripts/bench-scan.ts', '--floor', scanDir]));
+  let exif: Timed | undefined;
+  try {
+    execFileSync('sh', ['-c', 'command -v exiftool'], { stdio: 'ignore' });
+    exif = await best(runs, () => timed('exiftool', ['-json', '-r', '-q', scanDir]));
+  } catch {
+    console.log('exiftool not installed (Debian: libimage-exiftool-perl): skipped');
+  }
+  const fps = (t: Timed) => (files.length / (t.ms / 1000)).toFixed(0);
+  console.log(`\n| run | wall time | files/s |`);
+  console.log(`|---|---|---|`);
+  console.log(`| provenance check --json (pool of ${availableParallelism()}) | ${(scan.ms / 1000).toFixed(2)} s | ${fps(scan)} |`);
+  console.log(`| single-core floor (plain loop, one process) | ${(floorRun.ms / 1000).toFixed(2)} s | ${fps(floorRun)} |`);
+  if (exif) console.log(`| exiftool -json -r | ${(exif.ms / 1000).toFixed(2)} s | ${fps(exif)} |`);
+  console.log(`\nscan / exiftool: ${exif ? (scan.ms / exif.ms).toFixed(2) + 'x (target <= 0.25x)' : 'n/a'}`);
+  console.log(`floor / scan: ${(floorRun.ms / scan.ms).toFixed(2)}x faster than the single-core floor (target >= 1.5x)`);
+  console.log(`peak RSS of the scan: ${((scan.peakRssKb ?? 0) / 1024).toFixed(0)} MiB`);
+
+  if (args.includes('--rss')) {
+    const bigDir = join(BENCH, 'scan-10k');
+    console.log('\nbuilding a 10,000-file folder ...');
+    await buildScanFolder(bigDir, 10_000, 0);
+    const big = await timed(process.execPath, [BIN, 'check', '--json', bigDir]);
+    const sources = big.stdout.trim().split('\n').map((l) => JSON.parse(l).source as string);
+    const expectedOrder = [...sources].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    console.log(`10,000 files: ${(big.ms / 1000).toFixed(1)} s, peak RSS ${((big.peakRssKb ?? 0) / 1024).toFixed(0)} MiB (target < 250 MiB), ` +
+      `${sources.length} lines, output order ${JSON.stringify(sources) === JSON.stringify(expectedOrder) ? 'equals' : 'DIFFERS FROM'} input order`);
+  }
+}
+
+await main();

@@ -1,0 +1,53 @@
+// Per-key burst limit: a sliding 60 s window over authenticated POST /v1/detect requests
+// (CONTRACT "Headers"). Requests the limit refuses do not enter the window, so a client that
+// keeps hammering is not locked out longer than one that waits. Kept in memory: a restart
+// forgets at most one minute of history, which only ever errs in the caller's favour.
+
+const WINDOW_MS = 60_000;
+
+export interface BurstState {
+  limit: number;
+  remaining: number;
+  /** Whole seconds until the oldest request in the window leaves it (a slot frees), >= 0. */
+  resetSeconds: number;
+}
+
+export type BurstDecision = ({ allowed: true } | { allowed: false; retryAfter: number }) & BurstState;
+
+export class BurstLimiter {
+  private readonly windows = new Map<string, number[]>();
+
+  take(keyId: string, limit: number, nowMs: number): BurstDecision {
+    const window = this.prune(keyId, nowMs);
+    if (window.length >= limit) {
+      const wait = Math.max(1, Math.ceil((window[0]! + WINDOW_MS - nowMs) / 1000));
+      return { allowed: false, retryAfter: wait, limit, remaining: 0, resetSeconds: wait };
+    }
+    window.push(nowMs);
+    return {
+      allowed: true,
+      limit,
+      remaining: limit - window.length,
+      resetSeconds: Math.max(0, Math.ceil((window[0]! + WINDOW_MS - nowMs) / 1000)),
+    };
+  }
+
+  /** Drops keys idle for a whole window, so the map does not grow with every key ever seen. */
+  sweep(nowMs: number): void {
+    for (const [keyId, window] of this.windows) {
+      if (window.length === 0 || window[window.length - 1]! <= nowMs - WINDOW_MS) this.windows.delete(keyId);
+    }
+  }
+
+  private prune(keyId: string, nowMs: number): number[] {
+    let window = this.windows.get(keyId);
+    if (!window) {
+      window = [];
+      this.windows.set(keyId, window);
+    }
+    let drop = 0;
+    while (drop < window.length && window[drop]! <= nowMs - WINDOW_MS) drop++;
+    if (drop) window.splice(0, drop);
+    return window;
+  }
+}

@@ -1,0 +1,27 @@
+// Size limits (SPEC 8.3 with CONTRACT "Sizes": 1 MB = 1,048,576 bytes, limits on the decoded file).
+export const MB = 1_048_576;
+export const INLINE_MAX_BYTES = 4 * MB;
+export const REMOTE_MAX_BYTES = 25 * MB;
+
+/** Room for the non-file parts of a body: JSON keys and `checks`, multipart boundaries and fields. */
+const ENVELOPE = 64 * 1024;
+
+/**
+ * Largest JSON body POST /v1/detect reads: 4 MB as base64 (4/3), plus 3 % for line breaks some
+ * encoders insert, plus the envelope. A larger body cannot hold a file within the limit, so it
+ * is refused from its Content-Length or while streaming, never buffered whole.
+ */
+export const DETECT_JSON_MAX_BODY = Math.ceil(((INLINE_MAX_BYTES * 4) / 3) * 1.03) + ENVELOPE;
+export const DETECT_MULTIPART_MAX_BODY = INLINE_MAX_BYTES + ENVELOPE;
+export const UPLOAD_RAW_MAX_BODY = REMOTE_MAX_BYTES;
+export const UPLOAD_MULTIPART_MAX_BODY = REMOTE_MAX_BYTES + ENVELOPE;
+/** Admin and other small JSON bodies. */
+export const SMALL_BODY = 64 * 1024;
+
+export const DOWNLOAD_TIMEOUT_MS = 15_000;
+export const MAX_REDIRECTS = 5;
+export const UPLOAD_TTL_MS = 24 * 60 * 60 * 1000;
+
+export function tooLargeMessage(limitBytes: number, source: string): string {
+  return `The file is larger than the ${limitBytes / MB} MB limit for ${source} (1 MB = 1,048,576 bytes).`;
+}

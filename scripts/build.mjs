@@ -1,6 +1,7 @@
-// Builds dist/ as one bundled ES module per entry point. One file instead of a module graph
-// saves ~15 ms of ESM loading on every start (docs/PERFORMANCE.md). The c2pa wasm and
-// file-type stay external: they are imported lazily, only by runs that need them.
+// Builds dist/: the CLI (dist/cli.js) and the pool's worker (dist/detect-worker.js) bundled with
+// our dependencies, plus chunks (dist/chunks/) for what only some runs load. A bundle instead of
+// a module graph saves ~15 ms of ESM loading on every start (docs/PERFORMANCE.md);
+// test/bundle.test.ts keeps heavy packages off the start-up path.
 import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
@@ -14,6 +15,11 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
+  // Splitting keeps each lazily imported module (progress display, daemon, trust store, exifr)
+  // in its own chunk, with its own imports: without it esbuild inlines them, and their external
+  // imports (ink, react) become static imports of cli.js that every start would pay for.
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
   minifyWhitespace: true,
   minifySyntax: true,
   // ink and react load only when stderr is a terminal (src/ui/progress.tsx); the daemon's

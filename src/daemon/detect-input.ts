@@ -5,6 +5,7 @@ import { CheckSelectionError, resolveChecks, splitCheckList } from '../engine/ch
 import type { DetectorId } from '../types.js';
 import { ApiError, invalid } from './errors.js';
 import { INLINE_MAX_BYTES, tooLargeMessage } from './limits.js';
+import { RawBase64 } from './json-body.js';
 import { parseDownloadUrl, UrlRefused } from './url-guard.js';
 
 export type MediaSource =
@@ -30,6 +31,9 @@ export function parseJsonDetect(body: unknown): DetectInput {
   if (given.length !== 1) throw invalid(given.length === 0 ? `No media source. ${ONE_SOURCE}` : `${given.join(' and ')} were both given. ${ONE_SOURCE}`);
   const name = given[0]!;
   const value = fields[name];
+  if (name === 'media' && value instanceof RawBase64) {
+    return mediaSource(value.bytes, checkList(fields.checks));
+  }
   if (typeof value !== 'string') throw invalid(`${name} must be a string.`, name);
   const checks = checkList(fields.checks);
   if (name === 'url') {
@@ -41,11 +45,7 @@ export function parseJsonDetect(body: unknown): DetectInput {
     }
     return { source: { kind: 'url', url: value }, checks };
   }
-  if (name === 'media') {
-    const decoded = decodeBase64Media(value);
-    if ('invalid' in decoded) throw invalid('media is not valid base64 (standard or URL-safe alphabet).', 'media');
-    return { source: 'tooLarge' in decoded ? { kind: 'oversize', param: 'media' } : { kind: 'file', bytes: decoded.bytes }, checks };
-  }
+  if (name === 'media') return mediaSource(value, checks);
   return { source: { kind: 'upload', id: value }, checks };
 }
 
@@ -66,14 +66,22 @@ function resolveChecksOr400(ids: string[] | undefined): DetectorId[] {
   }
 }
 
+function mediaSource(value: string | Buffer, checks: DetectorId[]): DetectInput {
+  const decoded = decodeBase64Media(value);
+  if ('invalid' in decoded) throw invalid('media is not valid base64 (standard or URL-safe alphabet).', 'media');
+  return { source: 'tooLarge' in decoded ? { kind: 'oversize', param: 'media' } : { kind: 'file', bytes: decoded.bytes }, checks };
+}
+
 /**
- * Decodes `media`, or says why not. Some encoders wrap base64 at 76 columns, so ASCII
+ * Decodes `media` (a string, or the raw bytes json-body.ts kept), or says why not. Some encoders wrap base64 at 76 columns, so ASCII
  * whitespace is tolerated; standard and URL-safe alphabets are both accepted. No regular
  * expression runs over the (up to 5.6 MB) text on the common path: node's decoder skips any
  * character outside the alphabet, so a decoded length short of what the text's length promises
  * is what reveals a bad character.
  */
-export function decodeBase64Media(text: string): { bytes: Buffer } | { tooLarge: true } | { invalid: true } {
+export function decodeBase64Media(value: string | Buffer): { bytes: Buffer } | { tooLarge: true } | { invalid: true } {
+  // latin1 maps each raw byte to one character, so a non-ASCII byte stays a bad character.
+  const text = typeof value === 'string' ? value : value.toString('latin1');
   const clean = hasWhitespace(text) ? text.replace(/[\t\n\r ]+/g, '') : text;
   let end = clean.length;
   if (end > 0 && clean.charCodeAt(end - 1) === 0x3d) end--; // '='

@@ -28,11 +28,16 @@ interface Slot {
   timer?: NodeJS.Timeout;
 }
 
-/** dist/detect-worker.js next to the bundle; from src/ (tests) the built copy in dist/. */
+/**
+ * The built worker entry: dist/detect-worker.js, found from the bundle (dist/cli.js or a chunk
+ * in dist/chunks/) or, when the tests run this file from src/engine/, in the built dist/.
+ */
 function workerUrl(): URL {
-  const beside = new URL('./detect-worker.js', import.meta.url);
-  if (existsSync(beside)) return beside;
-  return new URL('../../dist/detect-worker.js', import.meta.url);
+  for (const candidate of ['./detect-worker.js', '../detect-worker.js', '../../dist/detect-worker.js']) {
+    const url = new URL(candidate, import.meta.url);
+    if (existsSync(url)) return url;
+  }
+  throw new Error('dist/detect-worker.js is missing: run `npm run build`.');
 }
 
 export interface PoolOptions {

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateHook, burstHook } from '../auth.js';
 import { parseJsonDetect, readMultipartDetect, type DetectInput } from '../detect-input.js';
 import { ApiError } from '../errors.js';
+import { parseDetectJson } from '../json-body.js';
 import { DownloadError, fetchMedia } from '../fetch-media.js';
 import { DETECT_JSON_MAX_BODY, DETECT_MULTIPART_MAX_BODY, INLINE_MAX_BYTES, tooLargeMessage } from '../limits.js';
 import { limitsOf } from '../plans.js';
@@ -63,6 +64,18 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
         });
     }
   }
+
+  // This plugin's own JSON parser (fastify keeps parsers per plugin context): see json-body.ts.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: DETECT_JSON_MAX_BODY }, (_request, body, done) => {
+    const raw = body as Buffer;
+    if (raw.length === 0) return done(new ApiError('invalid_request', 'The JSON body is empty.'), undefined);
+    try {
+      done(null, parseDetectJson(raw));
+    } catch {
+      done(new ApiError('invalid_request', 'The body is not valid JSON.'), undefined);
+    }
+  });
 
   app.post(
     '/v1/detect',

@@ -62,3 +62,18 @@ describe('DetectPool', () => {
     expect((await pool.run({ source: 'after', bytes: tinyPng() })).result.media.type).toBe('image/png');
   });
 });
+
+describe('DetectPool byte hand-over', () => {
+  it('moves a buffer that owns its memory, and copies a pooled one without detaching the pool', async () => {
+    const owned = Uint8Array.from(tinyPng({ seed: 77 }));
+    const { result } = await pool.run({ source: 'owned', bytes: owned });
+    expect(result.media.type).toBe('image/png');
+    expect(owned.byteLength).toBe(0); // transferred: detached here
+
+    const pooled = Buffer.from('tiny bytes from the shared pool');
+    expect(pooled.byteLength).toBeLessThan(pooled.buffer.byteLength);
+    const before = Buffer.from(pooled);
+    await pool.run({ source: 'pooled', bytes: pooled });
+    expect(Buffer.compare(pooled, before)).toBe(0); // still readable: copied, not moved
+  });
+});

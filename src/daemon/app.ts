@@ -77,6 +77,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // `__proto__` key is harmless; the scan for one cost more than JSON.parse on 5 MB bodies.
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
+    // fastify's own 503 during shutdown is not the CONTRACT body; instead, requests that still
+    // arrive on open connections are served and answered with Connection: close (see below).
+    return503OnClosing: false,
   });
 
   const services: Services = {

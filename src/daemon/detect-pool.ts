@@ -20,9 +20,13 @@ export interface PoolOptions {
   trustAnchorsPem?: string;
 }
 
-/** The engine pool's worker is dist/detect-worker.js; without a build there is none to start. */
+/**
+ * The engine pool's worker is dist/detect-worker.js (looked up the way src/engine/pool.ts does:
+ * from dist/cli.js, a chunk in dist/chunks/, or src/ under the tests); without a build there is
+ * none to start.
+ */
 export function builtWorkerExists(): boolean {
-  for (const rel of ['./detect-worker.js', '../../dist/detect-worker.js']) {
+  for (const rel of ['./detect-worker.js', '../detect-worker.js', '../../dist/detect-worker.js']) {
     if (existsSync(fileURLToPath(new URL(rel, import.meta.url)))) return true;
   }
   return false;

@@ -40,6 +40,17 @@ function workerUrl(): URL {
   throw new Error('dist/detect-worker.js is missing: run `npm run build`.');
 }
 
+/**
+ * Moves a file's bytes to the worker instead of copying them, when they own their whole
+ * ArrayBuffer. Small Node Buffers share a pooled ArrayBuffer with unrelated data: those are
+ * copied, since transferring would detach the pool under everyone else.
+ */
+function transferable(bytes: Uint8Array | undefined): ArrayBuffer[] | undefined {
+  if (!bytes || !(bytes.buffer instanceof ArrayBuffer)) return undefined;
+  const ownsBuffer = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  return ownsBuffer ? [bytes.buffer] : undefined;
+}
+
 export interface PoolOptions {
   size: number;
   /** Per-file limit; a worker still busy after it is terminated and replaced. */
@@ -99,8 +110,7 @@ export class DetectPool {
       slot.busy = next;
       slot.worker.ref();
       slot.timer = setTimeout(() => this.timeout(slot), this.taskTimeoutMs);
-      const transfer = next.task.bytes ? [] : undefined;
-      slot.worker.postMessage(next.task, transfer);
+      slot.worker.postMessage(next.task, transferable(next.task.bytes));
     }
   }
 

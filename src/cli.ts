@@ -4,6 +4,9 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { registerDaemonCommands } from './commands/daemon-cli.js';
 import { EXIT, processIO, type CommandIO } from './commands/io.js';
+// `check` is the command that has to start fast: it is loaded with the CLI, not as a chunk.
+import { runCheck } from './commands/check.js';
+import { splitCheckList } from './engine/checks.js';
 
 const EXIT_CODES_HELP = `
 Exit codes:
@@ -65,8 +68,6 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
     .option('--explain', 'spell out each C2PA validation code in a sentence', false)
     .addHelpText('after', EXIT_CODES_HELP)
     .action(async (inputs: string[], opts: CheckFlags) => {
-      const { runCheck } = await import('./commands/check.js');
-      const { splitCheckList } = await import('./engine/checks.js');
       const checks = opts.checks === undefined ? undefined : splitCheckList(opts.checks);
       setExit(
         await runCheck(

@@ -31,6 +31,10 @@ describe('dist/cli.js start-up path', () => {
     expect([...graph.packages]).toEqual([]);
   });
 
+  it('is one file: every lazily loaded part is a bundle of its own in dist/lazy/', () => {
+    expect(graph.files.map((f) => f.replace(`${ROOT}/`, ''))).toEqual(['dist/cli.js']);
+  });
+
   it('does not carry the daemon, the progress display or the trust store', () => {
     const code = graph.files.map((f) => readFileSync(f, 'utf8')).join('\n');
     for (const lazy of ['fastify', 'yoga-layout', 'ink', 'lowdb', 'ajv']) {

@@ -4,7 +4,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { registerDaemonCommands } from './commands/daemon-cli.js';
 import { EXIT, processIO, type CommandIO } from './commands/io.js';
-// `check` is the command that has to start fast: it is loaded with the CLI, not as a chunk.
+// `check` is the command that has to start fast: it is part of dist/cli.js, not a lazy bundle.
 import { runCheck } from './commands/check.js';
 import { splitCheckList } from './engine/checks.js';
 

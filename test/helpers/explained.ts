@@ -2,7 +2,7 @@
 // source type, the legacy generative-AI assertion, ingredients, and files that carry only the
 // XMP field Iptc4xmpExt:DigitalSourceType. Built in memory with the project's fixture library.
 import { deflateSync } from 'node:zlib';
-import { coseSign1, concat, crc32, loadC2pa, signC2pa, type Pki, type SignOptions } from '../fixtures/make.js';
+import { concat, crc32, signC2pa, type IngredientSpec, type Pki, type SignOptions } from '../fixtures/make.js';
 
 export const IPTC = 'http://cv.iptc.org/newscodes/digitalsourcetype/';
 export const IPTC_EXT = 'http://iptc.org/std/Iptc4xmpExt/2008-02-29/';
@@ -28,36 +28,10 @@ export function created(sourceType?: string, extra: object = {}): object {
   return { action: 'c2pa.created', ...(sourceType ? { digitalSourceType: IPTC + sourceType } : {}), ...extra };
 }
 
-// The wasm builder reads its source with FileReaderSync (a browser-worker API): a minimal one for
-// the blobs made here, installed only around the call (as test/fixtures/make.ts does).
-class BytesBlob {
-  constructor(readonly bytes: Uint8Array) {}
-  get size(): number {
-    return this.bytes.length;
-  }
-  get type(): string {
-    return '';
-  }
-  slice(start = 0, end = this.bytes.length): BytesBlob {
-    return new BytesBlob(this.bytes.subarray(start, end));
-  }
-}
-class BytesFileReaderSync {
-  readAsArrayBuffer(b: unknown): ArrayBuffer {
-    if (!(b instanceof BytesBlob)) throw new TypeError('only fixture blobs');
-    return b.bytes.slice().buffer as ArrayBuffer;
-  }
-}
-
-export interface IngredientSpec {
-  json: object;
-  /** A signed file: the ingredient then carries its own manifest. */
-  bytes?: Uint8Array;
-  format?: string;
-}
+export type { IngredientSpec } from '../fixtures/make.js';
 
 /** Like signC2pa, with ingredients added to the builder (signed ones keep their manifest). */
-export async function signWithIngredients(
+export function signWithIngredients(
   asset: Uint8Array,
   format: string,
   manifest: object,
@@ -65,29 +39,7 @@ export async function signWithIngredients(
   ingredients: IngredientSpec[],
   opts: SignOptions = {},
 ): Promise<Uint8Array> {
-  if (ingredients.length === 0) return signC2pa(asset, format, manifest, pki, opts);
-  const mod = await loadC2pa();
-  const builder = mod.WasmBuilder.fromJson(JSON.stringify(manifest));
-  const g = globalThis as { FileReaderSync?: unknown };
-  const had = g.FileReaderSync;
-  g.FileReaderSync = BytesFileReaderSync;
-  try {
-    for (const ing of ingredients) {
-      if (ing.bytes) await builder.addIngredientFromBlob(JSON.stringify(ing.json), ing.format!, new BytesBlob(ing.bytes) as unknown as Blob);
-      else builder.addIngredient(JSON.stringify(ing.json));
-    }
-    const reserveSize = opts.reserveSize ?? (opts.signedAt ? 12288 : 4096);
-    const signer = {
-      alg: 'es256' as const,
-      reserveSize,
-      sign: async (claim: Uint8Array) => coseSign1(claim, pki, reserveSize, opts) as Uint8Array<ArrayBuffer>,
-    };
-    return new Uint8Array(await builder.sign(signer, [], format, new BytesBlob(asset) as unknown as Blob));
-  } finally {
-    if (had === undefined) delete g.FileReaderSync;
-    else g.FileReaderSync = had;
-    builder.free();
-  }
+  return signC2pa(asset, format, manifest, pki, { ...opts, ingredients });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import { ReadAhead } from '../engine/read-ahead.js';
 import type { ProgressView } from '../ui/progress.js';
 import { ScanStats } from '../ui/scan-stats.js';
 import { makeStyle } from '../ui/style.js';
-import { formatError, formatResult, RunTally } from '../ui/text-report.js';
+import { formatError, formatResult, formatSummary } from '../ui/text-report.js';
 import { inProcessChecker, poolChecker, type Checker, type Outcome } from './checker.js';
 import { EXIT, wantsColor, type CommandIO } from './io.js';
 
@@ -133,7 +133,6 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
   const checker: Checker = inProcess ? inProcessChecker(detectOptions, io.stdin) : await poolChecker(p.concurrency, detectOptions, io.stdin);
 
   const style = makeStyle(wantsColor(io.stdout, io.env));
-  const tally = new RunTally();
   const stats = new ScanStats();
   let failedOn = 0;
   let progress: ProgressView | undefined;
@@ -161,7 +160,6 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
     if (io.stdout.isTTY) progress?.clear();
     if (outcome.ok) {
       const { result, hints } = outcome;
-      tally.add(result);
       stats.add(result);
       if (failuresOf(result, p.failOn).length) failedOn++;
       io.stdout.write(
@@ -170,7 +168,6 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
           : formatResult(outcome.source, result, style, { explain: options.explain, trustAnchors: Boolean(p.anchors), hints }),
       );
     } else {
-      tally.unreadable++;
       stats.unreadable++;
       io.stdout.write(options.json ? `${JSON.stringify({ source: outcome.source, error: outcome.error })}\n` : formatError(outcome.source, outcome.error, style));
     }
@@ -208,7 +205,7 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
   stats.discovered = items.discovered;
   stats.failedOn = failedOn;
   progress?.finish();
-  if (!options.json) io.stdout.write(tally.summary(style));
+  if (!options.json) io.stdout.write(formatSummary(stats, style));
   if (options.summary) io.stderr.write(`${JSON.stringify(stats.summary())}\n`);
   if (failedOn) return EXIT.failOn;
   return stats.unreadable ? EXIT.unreadable : EXIT.ok;

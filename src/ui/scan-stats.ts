@@ -18,6 +18,8 @@ export class ScanStats {
   checked = 0;
   unreadable = 0;
   failedOn = 0;
+  /** c2pa credentials found but invalid (changed after signing, or badly signed). */
+  c2paInvalid = 0;
   readonly startedAt = Date.now();
   readonly checks: Record<string, ResultCounts> = {};
 
@@ -26,6 +28,7 @@ export class ScanStats {
     for (const m of result.matches) {
       const counts = (this.checks[m.check] ??= { found: 0, not_found: 0, unavailable: 0 });
       counts[m.result]++;
+      if (m.check === 'c2pa' && m.claims?.validation?.state === 'invalid') this.c2paInvalid++;
     }
   }
 

@@ -4,6 +4,7 @@
 import { aiSignal, c2paDetails, sourceTypeTerm, type C2paDetails, type IngredientNode } from '../detectors/c2pa-manifest.js';
 import type { Hints } from '../engine/xmp-hints.js';
 import type { DetectionResult, ErrorInfo, Match } from '../types.js';
+import type { ScanStats } from './scan-stats.js';
 import type { Style } from './style.js';
 import { explainCode } from './validation-codes.js';
 
@@ -258,30 +259,16 @@ export function formatError(source: string, error: ErrorInfo, s: Style): string 
   return `${s.bold(source)}\n  ${s.red('could not be read')}: ${error.message} (${error.type})\n\n`;
 }
 
-/** Tallies what a run found, for the closing summary line. */
-export class RunTally {
-  checked = 0;
-  unreadable = 0;
-  private readonly found = new Map<string, number>();
-  private invalid = 0;
-
-  add(result: DetectionResult): void {
-    this.checked++;
-    for (const m of result.matches) {
-      if (m.result !== 'found') continue;
-      this.found.set(m.check, (this.found.get(m.check) ?? 0) + 1);
-      if (m.check === 'c2pa' && m.claims?.validation?.state === 'invalid') this.invalid++;
-    }
-  }
-
-  summary(s: Style): string {
-    const files = `${this.checked} file${this.checked === 1 ? '' : 's'} checked`;
-    const unreadable = this.unreadable ? `, ${s.red(`${this.unreadable} could not be read`)}` : '';
-    const found = [...this.found].map(([check, n]) => {
-      const extra = check === 'c2pa' && this.invalid ? ` (${this.invalid} invalid)` : '';
-      return `${check} found in ${n}${extra}`;
+/** The closing summary line of a readable report, and the caveat. */
+export function formatSummary(stats: ScanStats, s: Style): string {
+  const files = `${stats.checked} file${stats.checked === 1 ? '' : 's'} checked`;
+  const unreadable = stats.unreadable ? `, ${s.red(`${stats.unreadable} could not be read`)}` : '';
+  const found = Object.keys(stats.checks)
+    .filter((check) => stats.found(check) > 0)
+    .map((check) => {
+      const extra = check === 'c2pa' && stats.c2paInvalid ? ` (${stats.c2paInvalid} invalid)` : '';
+      return `${check} found in ${stats.found(check)}${extra}`;
     });
-    const foundText = found.length ? `; ${found.join(', ')}` : '; no marker found';
-    return `${s.bold(files)}${unreadable}${foundText}.\n${s.dim(CAVEAT)}\n`;
-  }
+  const foundText = found.length ? `; ${found.join(', ')}` : '; no marker found';
+  return `${s.bold(files)}${unreadable}${foundText}.\n${s.dim(CAVEAT)}\n`;
 }

@@ -20,13 +20,25 @@ interface Pending {
   task: WorkerTask;
   resolve(checked: Checked): void;
   reject(err: PoolTaskError): void;
+  /** Times this task was on a worker that crashed or was replaced before answering. */
+  attempts: number;
+  timer?: NodeJS.Timeout;
 }
 
 interface Slot {
   worker: Worker;
-  busy?: Pending;
-  timer?: NodeJS.Timeout;
+  /** Tasks sent to this worker and not answered yet, by task id. */
+  inFlight: Map<number, Pending>;
 }
+
+/**
+ * Tasks a worker holds at once. With two, the next file's read overlaps the current file's
+ * checks, and a worker never waits a round trip through the main thread for work (profiles
+ * showed workers idle a quarter of the time with one).
+ */
+const TASKS_PER_WORKER = 2;
+/** A task on a worker that crashed twice is failed instead of tried a third time. */
+const MAX_ATTEMPTS = 2;
 
 /**
  * The built worker entry: dist/detect-worker.js, found from the bundle (dist/cli.js or a chunk
@@ -76,26 +88,27 @@ export class DetectPool {
   run(input: { source: string; path?: string; bytes?: Uint8Array; hints?: boolean }, options: DetectOptions = {}): Promise<Checked> {
     if (this.closed) return Promise.reject(new PoolTaskError({ type: 'internal_error', message: 'the pool is closed' }, false));
     return new Promise((resolve, reject) => {
-      this.queue.push({ task: { id: this.nextId++, ...input, options }, resolve, reject });
+      this.queue.push({ task: { id: this.nextId++, ...input, options }, resolve, reject, attempts: 0 });
       this.dispatch();
     });
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const pending of this.queue.splice(0)) {
-      pending.reject(new PoolTaskError({ type: 'cancelled', message: `${pending.task.source}: not checked, the run was stopped.` }, false));
-    }
+    const stopped = (p: Pending) =>
+      p.reject(new PoolTaskError({ type: 'cancelled', message: `${p.task.source}: not checked, the run was stopped.` }, false));
+    for (const pending of this.queue.splice(0)) stopped(pending);
+    for (const slot of this.slots) for (const pending of this.takeAll(slot)) stopped(pending);
     await Promise.all(this.slots.map((slot) => slot.worker.terminate()));
   }
 
   private spawn(): Slot {
     const worker = new Worker(workerUrl());
-    const slot: Slot = { worker };
+    const slot: Slot = { worker, inFlight: new Map() };
     worker.on('message', (reply: WorkerReply) => this.finish(slot, reply));
-    worker.on('error', (err) => this.fail(slot, `the worker failed: ${err.message}`));
+    worker.on('error', (err) => this.lose(slot, `the worker failed: ${err.message}`));
     worker.on('exit', (code) => {
-      if (!this.closed) this.fail(slot, `the worker exited with code ${code}`);
+      if (!this.closed) this.lose(slot, `the worker exited with code ${code}`);
     });
     // Idle workers must not keep the process alive; busy ones are ref'd while they work.
     worker.unref();
@@ -103,27 +116,35 @@ export class DetectPool {
   }
 
   private dispatch(): void {
-    for (const slot of this.slots) {
-      if (slot.busy) continue;
-      const next = this.queue.shift();
+    for (;;) {
+      const next = this.queue[0];
       if (!next) return;
-      slot.busy = next;
+      // The least loaded worker, if any has room.
+      const slot = this.slots.reduce((a, b) => (b.inFlight.size < a.inFlight.size ? b : a));
+      if (slot.inFlight.size >= TASKS_PER_WORKER) return;
+      this.queue.shift();
+      slot.inFlight.set(next.task.id, next);
       slot.worker.ref();
-      slot.timer = setTimeout(() => this.timeout(slot), this.taskTimeoutMs);
+      next.timer = setTimeout(() => this.timeout(slot, next), this.taskTimeoutMs);
       slot.worker.postMessage(next.task, transferable(next.task.bytes));
     }
   }
 
-  private release(slot: Slot): Pending | undefined {
-    const pending = slot.busy;
-    slot.busy = undefined;
-    clearTimeout(slot.timer);
-    slot.worker.unref();
+  private take(slot: Slot, id: number): Pending | undefined {
+    const pending = slot.inFlight.get(id);
+    if (!pending) return undefined;
+    slot.inFlight.delete(id);
+    clearTimeout(pending.timer);
+    if (slot.inFlight.size === 0) slot.worker.unref();
     return pending;
   }
 
+  private takeAll(slot: Slot): Pending[] {
+    return [...slot.inFlight.keys()].flatMap((id) => this.take(slot, id) ?? []);
+  }
+
   private finish(slot: Slot, reply: WorkerReply): void {
-    const pending = this.release(slot);
+    const pending = this.take(slot, reply.id);
     if (!pending) return;
     if (reply.ok) pending.resolve({ result: reply.result, hints: reply.hints, details: reply.details });
     else pending.reject(new PoolTaskError(reply.error, reply.inputError));
@@ -138,22 +159,40 @@ export class DetectPool {
     this.slots[index] = this.spawn();
   }
 
-  private fail(slot: Slot, why: string): void {
-    const pending = this.release(slot);
+  /**
+   * Tasks that were on a worker that died or was replaced go back to the front of the queue:
+   * the one at fault is not known, and innocent files must not be lost. A task caught in that
+   * twice fails, so a file that kills workers cannot loop.
+   */
+  private requeue(orphans: Pending[], why: string): void {
+    for (const pending of orphans.reverse()) {
+      if (++pending.attempts >= MAX_ATTEMPTS) {
+        pending.reject(new PoolTaskError({ type: 'internal_error', message: `${pending.task.source}: ${why}.` }, false));
+      } else {
+        this.queue.unshift(pending);
+      }
+    }
+  }
+
+  private lose(slot: Slot, why: string): void {
+    const orphans = this.takeAll(slot);
     this.replace(slot);
-    pending?.reject(new PoolTaskError({ type: 'internal_error', message: `${pending.task.source}: ${why}.` }, false));
+    this.requeue(orphans, why);
     this.dispatch();
   }
 
-  private timeout(slot: Slot): void {
-    const pending = this.release(slot);
+  private timeout(slot: Slot, late: Pending): void {
+    if (!this.take(slot, late.task.id)) return;
+    const others = this.takeAll(slot);
     this.replace(slot);
-    pending?.reject(
+    late.reject(
       new PoolTaskError(
-        { type: 'timeout', message: `${pending.task.source}: the checks did not finish within ${Math.round(this.taskTimeoutMs / 1000)} s.` },
+        { type: 'timeout', message: `${late.task.source}: the checks did not finish within ${Math.round(this.taskTimeoutMs / 1000)} s.` },
         false,
       ),
     );
+    // The others were only waiting behind it: they go back, not counted as an attempt.
+    for (const pending of others.reverse()) this.queue.unshift(pending);
     this.dispatch();
   }
 }

@@ -29,7 +29,7 @@ const common = {
   // `provenance daemon`.
   external: [
     '@contentauth/c2pa-wasm', 'file-type', 'ink', 'react', 'react/jsx-runtime',
-    'fastify', '@fastify/multipart', '@fastify/swagger', '@fastify/swagger-ui', 'lowdb', 'undici',
+    'fastify', '@fastify/multipart', '@fastify/swagger', '@fastify/swagger-ui', 'lowdb', 'undici', 'nodemailer',
   ],
   // Bundled CommonJS dependencies (commander) call require(); give them one.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },

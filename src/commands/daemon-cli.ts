@@ -16,6 +16,10 @@ export function registerDaemonCommands(program: Command, io: CommandIO, setExit:
     .option('--data-dir <dir>', DATA_DIR_HELP)
     .option('--allow-private-urls', 'let `url` downloads reach loopback and private addresses (offline testing)', false)
     .option('--detach', 'run in the background; logs go to daemon.log in the data dir', false)
+    .option('--smtp-url <url>', 'send sign-in mails through this SMTP server, smtp[s]://[user:pass@]host[:port] (or $PROVENANCE_SMTP_URL); default: write them to <data-dir>/outbox/ and print the link')
+    .option('--mail-from <address>', 'From: address of sign-in mails')
+    .option('--public-url <url>', 'base URL put in sign-in links (behind a reverse proxy: its public https URL)')
+    .option('--trust-proxy', 'a reverse proxy is in front: take client address and protocol from X-Forwarded-For/-Proto', false)
     .action(async (opts) => {
       const { runDaemonStart } = await import('./daemon.js');
       setExit(await runDaemonStart(opts, io));
@@ -38,6 +42,17 @@ export function registerDaemonCommands(program: Command, io: CommandIO, setExit:
     .action(async (opts) => {
       const { runDaemonStatus } = await import('./daemon.js');
       setExit(await runDaemonStatus(opts, io));
+    });
+
+  daemon
+    .command('outbox')
+    .description('Print the sign-in mails an offline daemon wrote to <data-dir>/outbox/ (works without a running daemon).')
+    .option('--last', 'print only the latest sign-in link', false)
+    .option('--data-dir <dir>', DATA_DIR_HELP)
+    .option('--json', 'print JSON', false)
+    .action(async (opts) => {
+      const { runDaemonOutbox } = await import('./daemon-outbox.js');
+      setExit(await runDaemonOutbox(opts, io));
     });
 
   const withCommon = (cmd: Command) => cmd.option('--data-dir <dir>', DATA_DIR_HELP).option('--json', 'print JSON', false);

@@ -6,6 +6,7 @@ import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { DATA_FILES, resolveDataDir } from '../daemon/data-dir.js';
 import { isAlive, readLock, sleep } from '../daemon/lock.js';
+import { checkSmtpUrl } from '../daemon/mailer.js';
 import { DaemonLockedError, readState, startDaemon } from '../daemon/server.js';
 import type { CommandIO } from './io.js';
 
@@ -17,7 +18,14 @@ export interface StartCommandOptions {
   dataDir?: string;
   allowPrivateUrls: boolean;
   detach: boolean;
+  smtpUrl?: string;
+  mailFrom?: string;
+  publicUrl?: string;
+  trustProxy?: boolean;
 }
+
+/** Set in a --detach child: its console is the log file, so it prints where mails went, not links. */
+const DETACHED_ENV = 'PROVENANCE_DAEMON_DETACHED';
 
 function parsePort(text: string): number | undefined {
   const n = Number(text);
@@ -31,7 +39,16 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
     io.stderr.write(`provenance: --port must be a number from 0 to 65535, not "${options.port}"\n`);
     return DAEMON_EXIT.usage;
   }
-  if (options.detach) return startDetached(options, dataDir, io);
+  const smtpUrl = options.smtpUrl ?? (io.env.PROVENANCE_SMTP_URL || undefined);
+  const problem =
+    options.trustProxy && !options.publicUrl
+      ? '--trust-proxy needs --public-url: the address users reach through the proxy, used in sign-in links'
+      : mailOptionProblem(smtpUrl, options.publicUrl);
+  if (problem) {
+    io.stderr.write(`provenance: ${problem}\n`);
+    return DAEMON_EXIT.usage;
+  }
+  if (options.detach) return startDetached({ ...options, smtpUrl }, dataDir, io);
 
   let daemon;
   try {
@@ -46,6 +63,14 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
       port,
       allowPrivateUrls: options.allowPrivateUrls,
       logStream: io.stderr,
+      trustProxy: options.trustProxy,
+      web: {
+        smtpUrl,
+        mailFrom: options.mailFrom,
+        publicUrl: options.publicUrl,
+        console: io.stderr,
+        linkOnConsole: io.env[DETACHED_ENV] !== '1',
+      },
     });
   } catch (err) {
     const message = err instanceof DaemonLockedError ? err.message : `could not start the daemon: ${(err as Error).message}`;
@@ -66,6 +91,27 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
   return DAEMON_EXIT.ok;
 }
 
+/** What is wrong with --smtp-url or --public-url, if anything (checked before anything starts). */
+function mailOptionProblem(smtpUrl: string | undefined, publicUrl: string | undefined): string | undefined {
+  if (smtpUrl) {
+    try {
+      checkSmtpUrl(smtpUrl);
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
+  if (publicUrl) {
+    let ok = false;
+    try {
+      ok = /^https?:$/.test(new URL(publicUrl).protocol);
+    } catch {
+      ok = false;
+    }
+    if (!ok) return '--public-url must be an http:// or https:// URL, e.g. https://provenance.example.com';
+  }
+  return undefined;
+}
+
 /** Re-runs `daemon start` without --detach in a new session, then waits until it listens. */
 async function startDetached(options: StartCommandOptions, dataDir: string, io: CommandIO): Promise<number> {
   const { mkdirSync } = await import('node:fs');
@@ -74,7 +120,12 @@ async function startDetached(options: StartCommandOptions, dataDir: string, io: 
   const log = openSync(logFile, 'a', 0o600);
   const args = [process.argv[1]!, 'daemon', 'start', '--host', options.host, '--port', options.port, '--data-dir', dataDir];
   if (options.allowPrivateUrls) args.push('--allow-private-urls');
-  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], env: { ...process.env, ...io.env } });
+  if (options.mailFrom) args.push('--mail-from', options.mailFrom);
+  if (options.publicUrl) args.push('--public-url', options.publicUrl);
+  if (options.trustProxy) args.push('--trust-proxy');
+  // The SMTP URL may hold a password: through the environment, not the command line (ps).
+  const env = { ...process.env, ...io.env, [DETACHED_ENV]: '1', ...(options.smtpUrl ? { PROVENANCE_SMTP_URL: options.smtpUrl } : {}) };
+  const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], env });
   closeSync(log);
   let exited: number | null = null;
   child.on('exit', (code) => {

@@ -98,6 +98,36 @@ export class Accounts {
     return { key, account };
   }
 
+  /**
+   * The account of an address that opened its sign-in link: found, or created on the free plan
+   * with a first key (returned once, as from `daemon accounts create`).
+   */
+  signIn(email: string): { account: AccountRecord; firstKey?: NewKey } {
+    const found = this.findByEmail(email);
+    if (found) return { account: found };
+    const { account, key } = this.createAccount({ email, plan: 'free' });
+    return { account: this.store.data.accounts[account.id]!, firstKey: key };
+  }
+
+  accountById(id: string): AccountRecord | undefined {
+    return this.store.data.accounts[id];
+  }
+
+  /** The keys of one account, oldest first. */
+  keysOfAccount(accountId: string): KeyRecord[] {
+    return Object.values(this.store.data.keys)
+      .filter((k) => k.account === accountId)
+      .sort((a, b) => a.created_at.localeCompare(b.created_at))
+      .map(publicKey);
+  }
+
+  /** Revokes a key only if it belongs to the account (the dashboard's revoke). */
+  revokeKeyOf(accountId: string, keyId: string): KeyRecord {
+    const key = this.store.data.keys[keyId];
+    if (!key || key.account !== accountId) throw new AdminError('not_found', `No key ${keyId} on this account.`);
+    return this.revokeKey(keyId);
+  }
+
   findByEmail(email: string): AccountRecord | undefined {
     const wanted = normaliseEmail(email);
     return Object.values(this.store.data.accounts).find((a) => a.email === wanted);
@@ -131,7 +161,8 @@ export function publicKey({ sha256: _hash, ...rest }: StoredKey): KeyRecord {
   return { ...rest };
 }
 
-function normaliseEmail(email: string): string {
+/** Trimmed and lower-cased, or AdminError('invalid') when it is not an e-mail address. */
+export function normaliseEmail(email: string): string {
   const e = String(email ?? '').trim().toLowerCase();
   if (!EMAIL.test(e)) throw new AdminError('invalid', `"${email}" is not an e-mail address.`);
   return e;

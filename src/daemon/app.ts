@@ -17,6 +17,7 @@ import { detectorsRoute } from './routes/detectors.js';
 import { registerDocsRoutes, registerOpenApi } from './routes/docs.js';
 import { healthRoute } from './routes/health.js';
 import { uploadsRoute } from './routes/uploads.js';
+import { webPages, type WebOptions } from './routes/web.js';
 import { openStore, type StoreOptions } from './store.js';
 import { systemClock, type Clock } from './time.js';
 import { Uploads } from './uploads.js';
@@ -42,6 +43,13 @@ export interface AppOptions {
   addressPolicy?: (address: string) => boolean;
   downloadTimeoutMs?: number;
   store?: StoreOptions;
+  /** Sign-in pages and dashboard: mail, links, limits (issue 4). */
+  web?: WebOptions;
+  /**
+   * A reverse proxy is in front: take the client address and protocol from X-Forwarded-For and
+   * X-Forwarded-Proto (Secure cookies behind https). Off by default: a client could forge them.
+   */
+  trustProxy?: boolean;
 }
 
 /** Request logs without headers or bodies, and redaction as a second line of defence. */
@@ -80,6 +88,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // fastify's own 503 during shutdown is not the CONTRACT body; instead, requests that still
     // arrive on open connections are served and answered with Connection: close (see below).
     return503OnClosing: false,
+    trustProxy: options.trustProxy ?? false,
   });
 
   const services: Services = {
@@ -115,6 +124,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(detectRoute);
   await app.register(uploadsRoute);
   if (options.adminTokenSha256) await app.register(adminRoutes(options.adminTokenSha256));
+  await app.register(webPages(options.web ?? {}, options.dataDir));
   await registerDocsRoutes(app);
 
   // Expired uploads go at start and then every 10 minutes (the timer never keeps the process up).

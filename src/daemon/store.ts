@@ -37,6 +37,25 @@ export interface StoredUpload {
   file: string;
 }
 
+/** A dashboard session, keyed by the SHA-256 of its cookie value (the value itself is never kept). */
+export interface StoredSession {
+  sha256: string;
+  account: string;
+  created_at: string;
+  expires_at: string;
+}
+
+/** A sign-in link's token, keyed by its SHA-256; kept after use (until swept) to say "already used". */
+export interface StoredSigninToken {
+  sha256: string;
+  email: string;
+  /** Where to go after signing in (a checked local path). */
+  next: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 export interface StoreData {
   version: 1;
   accounts: Record<string, AccountRecord>;
@@ -44,10 +63,12 @@ export interface StoreData {
   /** API calls per account per UTC month: usage[accountId]['2026-11'] = 42. */
   usage: Record<string, Record<string, number>>;
   uploads: Record<string, StoredUpload>;
+  sessions: Record<string, StoredSession>;
+  signin_tokens: Record<string, StoredSigninToken>;
 }
 
 export function emptyData(): StoreData {
-  return { version: 1, accounts: {}, keys: {}, usage: {}, uploads: {} };
+  return { version: 1, accounts: {}, keys: {}, usage: {}, uploads: {}, sessions: {}, signin_tokens: {} };
 }
 
 export class StoreCorruptError extends Error {}

@@ -4,6 +4,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { registerDaemonCommands } from './commands/daemon-cli.js';
 import { EXIT, processIO, type CommandIO } from './commands/io.js';
+import { registerRemoteCommands } from './commands/remote-cli.js';
 // `check` is the command that has to start fast: it is part of dist/cli.js, not a lazy bundle.
 import { runCheck } from './commands/check.js';
 import { splitCheckList } from './engine/checks.js';
@@ -12,7 +13,8 @@ const EXIT_CODES_HELP = `
 Exit codes:
   0  every input was checked (whatever was found)
   1  some input could not be read (each is reported on its own line; the rest were checked)
-  2  usage error (unknown flag, unknown or repeated check id, ...)
+  2  usage error (unknown flag, unknown or repeated check id, not logged in with --remote, ...)
+  3  remote checks: the API's monthly quota is used up (the inputs not checked are listed)
   4  --fail-on: some file's check had the named result (every input was still checked)
   130  interrupted (Ctrl-C); every line written before is complete`;
 
@@ -29,6 +31,9 @@ interface CheckFlags {
   failOn: string[];
   summary: boolean;
   quiet: boolean;
+  local: boolean;
+  remote: boolean;
+  cache: boolean;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -52,20 +57,23 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
 
   program
     .command('check')
-    .description('Check files, folders (recursively, in sorted order) or - (standard input) offline.')
-    .argument('[inputs...]', 'files, folders, or - for standard input')
+    .description('Check files, folders (recursively, in sorted order) or - (standard input): offline, or with the /v1 API once logged in.')
+    .argument('[inputs...]', 'files, folders, - for standard input, or (remote checks) http(s) URLs')
     .addOption(new Option('--checks <ids>', 'comma-separated detector ids to run (default: all)'))
     .option('--json', 'one JSON line per input (NDJSON): the /v1 detection result plus "source"', false)
     .option('--files-from <file>', 'also check the paths listed in FILE (- for standard input), one per line')
     .option('-0, --null', 'with --files-from: the list is NUL-separated (find -print0)', false)
     .option('--include <glob>', 'in folders, check only files matching GLOB (repeatable; *.jpg matches names, a/**/b paths)', collect, [])
     .option('--exclude <glob>', 'in folders, skip files and folders matching GLOB (repeatable)', collect, [])
-    .option('--concurrency <n>', 'worker threads for folders and lists (default: the available cores)', parseWhole)
+    .option('--concurrency <n>', 'worker threads for folders and lists (default: the available cores); remote checks: requests in flight (default 4)', parseWhole)
     .option('--fail-on <check=result>', 'exit 4 when any file has this result, e.g. c2pa=not_found (repeatable)', collect, [])
     .option('--summary', 'at the end, write the counts as JSON on standard error', false)
     .option('-q, --quiet', 'no progress display', false)
     .option('--trust-anchors <file>', 'PEM file of C2PA trust anchors, instead of those kept with `provenance trust`')
     .option('--explain', 'spell out each C2PA validation code in a sentence', false)
+    .option('--local', 'check on this machine even when logged in to an API', false)
+    .option('--remote', 'check with the API (`provenance login` first, or PROVENANCE_API_KEY)', false)
+    .option('--no-cache', 'remote checks: ask the API again instead of using cached results')
     .addHelpText('after', EXIT_CODES_HELP)
     .action(async (inputs: string[], opts: CheckFlags) => {
       const checks = opts.checks === undefined ? undefined : splitCheckList(opts.checks);
@@ -85,6 +93,9 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
             failOn: opts.failOn,
             summary: opts.summary,
             quiet: opts.quiet,
+            local: opts.local,
+            remote: opts.remote,
+            cache: opts.cache,
           },
           io,
         ),
@@ -123,11 +134,13 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
     .command('detectors')
     .description('List the detector catalogue.')
     .option('--json', 'print the body of GET /v1/detectors', false)
-    .action(async (opts: { json: boolean }) => {
+    .option('--remote', "list the configured API's detectors (GET /v1/detectors; no key needed)", false)
+    .action(async (opts: { json: boolean; remote: boolean }) => {
       const { runDetectors } = await import('./commands/detectors.js');
-      setExit(await runDetectors({ json: opts.json }, io));
+      setExit(await runDetectors({ json: opts.json, remote: opts.remote }, io));
     });
 
+  registerRemoteCommands(program, io, setExit);
   registerDaemonCommands(program, io, setExit);
 
   program.addHelpText('after', EXIT_CODES_HELP);

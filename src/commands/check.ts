@@ -1,21 +1,26 @@
 // `provenance check <inputs...>`: files, folders, `-` and --files-from, through the local engine.
 // One file runs in this thread (fast start); more go through a worker pool, and results are
-// written as they finish but in input order, with a bounded number in flight.
+// written as they finish but in input order, with a bounded number in flight. Once logged in to
+// an API (or with --remote), the checks go there instead (remote-checker.ts, loaded only then).
 import { access, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
+import { remoteBlocker, remoteTarget, wantsRemote } from '../config/remote.js';
+import { SettingsError } from '../config/settings.js';
 import { loadTrustAnchors, TrustAnchorError, type TrustAnchors } from '../config/trust-store.js';
 import { CheckSelectionError, resolveChecks } from '../engine/checks.js';
 import type { DetectOptions } from '../engine/detect.js';
 import { failuresOf, FailOnError, parseFailOn, type FailCondition } from '../engine/fail-on.js';
 import { openFileList, readFileList } from '../engine/file-list.js';
-import { expandInputs, STDIN } from '../engine/inputs.js';
+import { expandInputs, STDIN, type InputItem } from '../engine/inputs.js';
 import { makePathFilter } from '../engine/path-filter.js';
 import { ReadAhead } from '../engine/read-ahead.js';
 import type { ProgressView } from '../ui/progress.js';
 import { ScanStats } from '../ui/scan-stats.js';
 import { makeStyle } from '../ui/style.js';
 import { formatError, formatResult, formatSummary } from '../ui/text-report.js';
+import type { RemoteDeps } from '../client/session.js';
 import { inProcessChecker, poolChecker, type Checker, type Outcome } from './checker.js';
+import type { CheckItem, RemoteChecker } from './remote-checker.js';
 import { EXIT, wantsColor, type CommandIO } from './io.js';
 
 export interface CheckOptions {
@@ -39,6 +44,14 @@ export interface CheckOptions {
   summary?: boolean;
   /** `--quiet`: no progress display. */
   quiet?: boolean;
+  /** `--local`: the engine on this machine, even when logged in to an API. */
+  local?: boolean;
+  /** `--remote`: the API (an error when not logged in). */
+  remote?: boolean;
+  /** `--no-cache` (false): remote results are not read from the cache (fresh ones are still stored). */
+  cache?: boolean;
+  /** Tests: timers and keychain of remote runs. */
+  remoteDeps?: RemoteDeps;
 }
 
 /** Results in flight per worker: enough to keep workers busy behind a slow file, and bounded. */
@@ -53,6 +66,10 @@ interface Plan {
   failOn: FailCondition[];
   anchors?: TrustAnchors;
   concurrency: number;
+  /** Checks go to the API (settled from flags, environment and config.json; no keychain read). */
+  remote: boolean;
+  /** The `cache` setting (config.json): false turns the remote result cache off. */
+  cacheSetting: boolean;
 }
 
 async function plan(options: CheckOptions, io: CommandIO): Promise<Plan> {
@@ -85,6 +102,26 @@ async function plan(options: CheckOptions, io: CommandIO): Promise<Plan> {
       throw new UsageError(`--files-from: cannot read ${options.filesFrom}.`);
     }
   }
+  // Local or remote: flags, then PROVENANCE_API_KEY / a stored login (config.json, plain fs).
+  if (options.local && options.remote) throw new UsageError('--local and --remote cannot be used together.');
+  let remote = false;
+  let cacheSetting = true;
+  if (!options.local) {
+    try {
+      const target = remoteTarget(io.env);
+      remote = wantsRemote(target, options);
+      cacheSetting = target.settings.cache !== false;
+      const blocker = remote ? remoteBlocker(target) : undefined;
+      if (blocker) throw new UsageError(blocker);
+    } catch (err) {
+      if (err instanceof SettingsError) throw new UsageError(err.message);
+      throw err;
+    }
+  }
+  if (remote) {
+    if (options.trustAnchors) throw new UsageError('--trust-anchors is for checks on this machine: add --local (the API validates signers with its own anchors).');
+    return { checks: options.checks, failOn, concurrency, remote, cacheSetting };
+  }
   // Trust anchors: --trust-anchors, else the user's config.
   let anchors: TrustAnchors | undefined;
   try {
@@ -93,7 +130,7 @@ async function plan(options: CheckOptions, io: CommandIO): Promise<Plan> {
     if (err instanceof TrustAnchorError) throw new UsageError(`${options.trustAnchors ? '--trust-anchors: ' : ''}${err.message}`);
     throw err;
   }
-  return { checks: options.checks, failOn, anchors, concurrency };
+  return { checks: options.checks, failOn, anchors, concurrency, remote, cacheSetting };
 }
 
 /** One plain file (or stdin) named alone: check it in this thread and skip the pool's start-up. */
@@ -129,8 +166,25 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
   }
 
   const detectOptions: DetectOptions = { checks: p.checks, ...(p.anchors ? { trustAnchorsPem: p.anchors.pem } : {}) };
-  const inProcess = p.concurrency === 1 || (await isSingleFile(options));
-  const checker: Checker = inProcess ? inProcessChecker(detectOptions, io.stdin) : await poolChecker(p.concurrency, detectOptions, io.stdin);
+  let remote: RemoteChecker | undefined;
+  let checker: Checker;
+  let inProcess = false;
+  if (p.remote) {
+    const { openRemoteChecker } = await import('./remote-checker.js');
+    const cache = !p.cacheSetting ? false : options.cache === false ? 'refresh' : true;
+    const opened = await openRemoteChecker({ checks: p.checks, cache, maxInFlight: options.concurrency, deps: options.remoteDeps }, io);
+    if ('usageError' in opened) {
+      io.stderr.write(`provenance: ${opened.usageError}\n`);
+      return EXIT.usage;
+    }
+    checker = remote = opened;
+    if (!options.json && !options.quiet) io.stderr.write(`provenance: checking with the API at ${remote.apiUrl} (--local checks on this machine).\n`);
+  } else {
+    inProcess = p.concurrency === 1 || (await isSingleFile(options));
+    checker = inProcess ? inProcessChecker(detectOptions, io.stdin) : await poolChecker(p.concurrency, detectOptions, io.stdin);
+  }
+  /** Inputs not sent once a remote run stopped sending (quota used up, ...), in input order. */
+  const notChecked: string[] = [];
 
   const style = makeStyle(wantsColor(io.stdout, io.env));
   const stats = new ScanStats();
@@ -141,7 +195,9 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
     progress = startProgress(stats, io.stderr as NodeJS.WriteStream, wantsColor(io.stderr, io.env));
   }
 
-  const items = new ReadAhead(expandInputs(allInputs(options, io.stdin), { filter: makePathFilter(options.include, options.exclude) }), READ_AHEAD);
+  const expandOptions = { filter: makePathFilter(options.include, options.exclude) };
+  const walk: AsyncIterable<CheckItem> = remote ? remote.expand(allInputs(options, io.stdin), expandOptions) : expandInputs(allInputs(options, io.stdin), expandOptions);
+  const items = new ReadAhead(walk, READ_AHEAD);
   let interrupted = false;
   const onInterrupt = () => {
     interrupted = true;
@@ -169,19 +225,22 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
       );
     } else {
       stats.unreadable++;
-      io.stdout.write(options.json ? `${JSON.stringify({ source: outcome.source, error: outcome.error })}\n` : formatError(outcome.source, outcome.error, style));
+      if (remote?.wasNotChecked(outcome)) notChecked.push(outcome.source);
+      const text = remote && !outcome.inputError ? remote.formatError(outcome.source, outcome.error, style) : formatError(outcome.source, outcome.error, style);
+      io.stdout.write(options.json ? `${JSON.stringify({ source: outcome.source, error: outcome.error })}\n` : text);
     }
     stats.discovered = items.discovered;
     stats.walking = items.walking;
     progress?.update();
   };
 
-  const limit = inProcess ? 1 : p.concurrency * WINDOW_PER_WORKER;
+  const limit = remote ? remote.window : inProcess ? 1 : p.concurrency * WINDOW_PER_WORKER;
   const inFlight: Promise<Outcome>[] = [];
   try {
     for await (const item of items) {
       if (interrupted) break;
-      inFlight.push(checker.check(item));
+      // Only the remote checker's walk yields http(s) inputs (kind 'url').
+      inFlight.push(remote ? remote.check(item) : checker.check(item as InputItem));
       if (inFlight.length >= limit) emit(await inFlight.shift()!);
     }
     while (inFlight.length && !interrupted) emit(await inFlight.shift()!);
@@ -207,6 +266,10 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
   progress?.finish();
   if (!options.json) io.stdout.write(formatSummary(stats, style));
   if (options.summary) io.stderr.write(`${JSON.stringify(stats.summary())}\n`);
+  if (remote?.stop) {
+    io.stderr.write(remote.stopReport(notChecked));
+    return remote.stop.exit;
+  }
   if (failedOn) return EXIT.failOn;
   return stats.unreadable ? EXIT.unreadable : EXIT.ok;
 }

@@ -1,14 +1,26 @@
-// `provenance detectors [--json]`: the catalogue; the JSON is the body of GET /v1/detectors.
+// `provenance detectors [--json] [--remote]`: the catalogue; the JSON is the body of GET
+// /v1/detectors, this build's own or (--remote) the configured API's.
 import { detectorsBody } from '../detectors/catalogue.js';
 import { makeStyle } from '../ui/style.js';
 import { EXIT, wantsColor, type CommandIO } from './io.js';
 
 export interface DetectorsOptions {
   json: boolean;
+  /** Ask the API (GET /v1/detectors, public) instead of listing this build's catalogue. */
+  remote?: boolean;
 }
 
 export async function runDetectors(options: DetectorsOptions, io: CommandIO): Promise<number> {
-  const body = detectorsBody();
+  let body = detectorsBody();
+  if (options.remote) {
+    const { remoteDetectors } = await import('../client/remote-detectors.js');
+    const answer = await remoteDetectors(io.env);
+    if ('error' in answer) {
+      io.stderr.write(`provenance: ${answer.error}\n`);
+      return answer.usage ? EXIT.usage : EXIT.unreadable;
+    }
+    body = answer.body;
+  }
   if (options.json) {
     io.stdout.write(`${JSON.stringify(body)}\n`);
     return EXIT.ok;

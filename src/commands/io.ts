@@ -11,6 +11,8 @@ export const EXIT = {
   /** Some input could not be read; every other input was checked. */
   unreadable: 1,
   usage: 2,
+  /** Remote checks: the API's monthly quota is used up; the inputs not checked are listed. */
+  quotaExceeded: 3,
   /** --fail-on: some file's check came out as the named result. */
   failOn: 4,
   /** Ctrl-C or SIGTERM: stopped early (128 + SIGINT, as shells report it). */

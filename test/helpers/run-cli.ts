@@ -23,7 +23,13 @@ export async function runCli(args: string[], stdin: Uint8Array = new Uint8Array(
   const stderr = new PassThrough();
   const out = collect(stdout);
   const err = collect(stderr);
-  const io: CommandIO = { stdin: Readable.from([Buffer.from(stdin)]), stdout, stderr, env };
+  // The isolated config folder of vitest.config.ts, unless the test names its own.
+  const io: CommandIO = {
+    stdin: Readable.from([Buffer.from(stdin)]),
+    stdout,
+    stderr,
+    env: { PROVENANCE_CONFIG_DIR: process.env.PROVENANCE_CONFIG_DIR, ...env },
+  };
   const code = await main(['node', 'provenance', ...args], io);
   return { code, stdout: out(), stderr: err() };
 }

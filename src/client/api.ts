@@ -1,0 +1,231 @@
+// The /v1 API client: one method per endpoint, typed errors (errors.ts), and the SPEC 8.4
+// client rules: on 429 rate_limited wait Retry-After and send again (never in a tight loop, and
+// every request holds back while one waits); on 429 quota_exceeded stop (QuotaExceededError).
+import type { DetectionResult, DetectorsBody } from '../types.js';
+import { ApiError, AuthenticationError, ProtocolError, QuotaExceededError, RateLimitedError } from './errors.js';
+import { multipartBody } from './multipart.js';
+import { quotaFromHeaders, retryAfterSeconds, type QuotaInfo } from './quota.js';
+import { realSleep, Transport, type RawResponse, type SendOptions, type Sleep, type TransportOptions } from './transport.js';
+
+/** 1 MB = 1,048,576 bytes (CONTRACT "Sizes"). */
+export const MB = 1_048_576;
+/** Largest file sent inline (multipart); larger ones go through POST /v1/uploads. */
+export const INLINE_MAX_BYTES = 4 * MB;
+/** Largest file the API takes by upload (and by url). */
+export const UPLOAD_MAX_BYTES = 25 * MB;
+
+export interface ApiClientOptions extends TransportOptions {
+  /** The API key; required by every endpoint but GET /v1/detectors. */
+  key?: string;
+  /** Told before the client waits out a 429 rate_limited (once per wait, not per request). */
+  onRateLimited?: (seconds: number, error: ApiError) => void;
+  /** Waits for rate_limited per request before giving up with RateLimitedError (default 30). */
+  maxRateLimitWaits?: number;
+  /** Longest single wait honoured (default 300 s); a longer Retry-After is cut to it. */
+  maxWaitSeconds?: number;
+}
+
+/** POST /v1/uploads answer (CONTRACT). */
+export interface UploadRecord {
+  id: string;
+  bytes: number;
+  sha256: string;
+  type: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface KeyCheck {
+  valid: boolean;
+  /** Quota headers of the answer (a valid key's). */
+  quota?: QuotaInfo;
+  /** The API's message when the key was refused. */
+  message?: string;
+  /** The answer was 429 rate_limited: the key passed authentication, but its burst window is full. */
+  rateLimited?: boolean;
+}
+
+function parseJson(response: RawResponse): unknown {
+  try {
+    return JSON.parse(response.text);
+  } catch {
+    return undefined;
+  }
+}
+
+export class ApiClient {
+  readonly baseUrl: string;
+  /** Quota headers of the latest answer that carried them. */
+  lastQuota?: QuotaInfo;
+  private readonly transport: Transport;
+  private readonly key?: string;
+  private readonly sleep: Sleep;
+  private readonly onRateLimited?: ApiClientOptions['onRateLimited'];
+  private readonly maxWaits: number;
+  private readonly maxWaitSeconds: number;
+  /** While a rate-limit wait runs, every request waits for it before it is sent. */
+  private pause?: Promise<void>;
+
+  constructor(options: ApiClientOptions) {
+    this.transport = new Transport(options);
+    this.baseUrl = this.transport.baseUrl;
+    this.key = options.key;
+    this.sleep = options.sleep ?? realSleep;
+    this.onRateLimited = options.onRateLimited;
+    this.maxWaits = options.maxRateLimitWaits ?? 30;
+    this.maxWaitSeconds = options.maxWaitSeconds ?? 300;
+  }
+
+  /**
+   * Checks the key without spending a call (SPEC 8.1 rule 2): an authenticated POST /v1/detect
+   * with an empty JSON object fails validation (400) after authentication (401 if the key is
+   * bad) and before the quota is touched. The answer carries the quota headers. The request does
+   * enter the key's burst window.
+   */
+  async checkKey(): Promise<KeyCheck> {
+    const response = await this.transport.send({
+      method: 'POST',
+      path: '/v1/detect',
+      headers: { ...this.auth(), 'content-type': 'application/json' },
+      body: '{}',
+      retry: 'any', // fails validation, so it can never cost a call
+    });
+    const quota = this.noteQuota(response);
+    const error = this.errorOf(response);
+    if (response.status === 400) return { valid: true, quota };
+    if (response.status === 401) return { valid: false, message: error.message };
+    if (response.status === 429) return { valid: true, quota, rateLimited: error.type === 'rate_limited' };
+    if (response.status >= 200 && response.status < 300) {
+      throw new ProtocolError(`${this.baseUrl} accepted a detect request without media; it does not behave like a /v1 API.`);
+    }
+    throw this.unexpected(response, 'POST /v1/detect');
+  }
+
+  /** POST /v1/detect with the file as multipart (files up to 4 MB). */
+  async detectFile(bytes: Uint8Array, name: string, checks?: readonly string[]): Promise<DetectionResult> {
+    if (bytes.byteLength > INLINE_MAX_BYTES) throw new RangeError('detectFile takes files up to 4 MB; upload larger ones first.');
+    const { body, contentType } = multipartBody(checks ? { checks: checks.join(',') } : {}, { bytes, name });
+    return this.detect({ body, headers: { 'content-type': contentType } });
+  }
+
+  /** POST /v1/detect for a file uploaded earlier (POST /v1/uploads). */
+  async detectUpload(uploadId: string, checks?: readonly string[]): Promise<DetectionResult> {
+    return this.detectJson({ upload: uploadId, ...(checks ? { checks } : {}) });
+  }
+
+  /** POST /v1/detect for a public http(s) URL the API downloads (counts even if the download fails). */
+  async detectUrl(url: string, checks?: readonly string[]): Promise<DetectionResult> {
+    return this.detectJson({ url, ...(checks ? { checks } : {}) });
+  }
+
+  /** POST /v1/uploads: the file as raw bytes (free; up to 25 MB). */
+  async createUpload(bytes: Uint8Array): Promise<UploadRecord> {
+    const response = await this.send({
+      method: 'POST',
+      path: '/v1/uploads',
+      headers: { ...this.auth(), 'content-type': 'application/octet-stream' },
+      body: bytes,
+      retry: 'any', // free: a repeat costs nothing (at worst a second upload that expires)
+    });
+    if (response.status !== 201 && response.status !== 200) throw this.failure(response);
+    const record = parseJson(response) as Partial<UploadRecord> | undefined;
+    if (typeof record?.id !== 'string') throw new ProtocolError(`${this.baseUrl} answered POST /v1/uploads without an upload id.`);
+    return record as UploadRecord;
+  }
+
+  /** GET /v1/detectors: public, free. */
+  async listDetectors(): Promise<DetectorsBody> {
+    const response = await this.send({ method: 'GET', path: '/v1/detectors', retry: 'any' });
+    if (response.status !== 200) throw this.failure(response);
+    const body = parseJson(response) as Partial<DetectorsBody> | undefined;
+    if (!Array.isArray(body?.detectors)) throw new ProtocolError(`${this.baseUrl} answered GET /v1/detectors without a detectors list.`);
+    return body as DetectorsBody;
+  }
+
+  /** Nothing more is sent: every request not yet on the wire fails with `reason`. */
+  stopSending(reason: Error): void {
+    this.transport.stopSending(reason);
+  }
+
+  async close(): Promise<void> {
+    await this.transport.close();
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private auth(): Record<string, string> {
+    if (!this.key) throw new AuthenticationError(401, 'authentication_error', 'No API key: run `provenance login`, or set PROVENANCE_API_KEY.');
+    return { authorization: `Bearer ${this.key}` };
+  }
+
+  private detectJson(body: object): Promise<DetectionResult> {
+    return this.detect({ body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  }
+
+  private async detect(request: { body: Uint8Array | string; headers: Record<string, string> }): Promise<DetectionResult> {
+    const response = await this.send({
+      method: 'POST',
+      path: '/v1/detect',
+      headers: { ...this.auth(), ...request.headers },
+      body: request.body,
+      // Costs a call: sent again only when it provably never left (transport.ts).
+      retry: 'unsent',
+    });
+    if (response.status !== 200) throw this.failure(response);
+    const result = parseJson(response) as Partial<DetectionResult> | undefined;
+    if (typeof result?.id !== 'string' || !result.media || !Array.isArray(result.matches) || !Array.isArray(result.checks_run)) {
+      throw new ProtocolError(`${this.baseUrl} answered POST /v1/detect with something other than a detection result.`);
+    }
+    return result as DetectionResult;
+  }
+
+  /** Sends, waiting out 429 rate_limited as told; every other answer goes back to the caller. */
+  private async send(options: SendOptions): Promise<RawResponse> {
+    for (let waits = 0; ; waits++) {
+      while (this.pause) await this.pause;
+      const response = await this.transport.send(options);
+      this.noteQuota(response);
+      if (response.status !== 429) return response;
+      const error = this.failure(response);
+      if (!(error instanceof RateLimitedError) || waits >= this.maxWaits) throw error;
+      if (!this.pause) {
+        const seconds = Math.min(error.retryAfter ?? error.quota?.burst?.resetSeconds ?? 1, this.maxWaitSeconds);
+        const wait = Math.max(1, seconds);
+        this.onRateLimited?.(wait, error);
+        this.pause = this.sleep(wait * 1000).finally(() => {
+          this.pause = undefined;
+        });
+      }
+    }
+  }
+
+  private noteQuota(response: RawResponse): QuotaInfo | undefined {
+    const quota = quotaFromHeaders(response.headers);
+    if (quota) this.lastQuota = quota;
+    return quota;
+  }
+
+  private errorOf(response: RawResponse): { type: string; message: string; param?: string } {
+    const body = parseJson(response) as { error?: { type?: unknown; message?: unknown; param?: unknown } } | undefined;
+    const e = body?.error;
+    if (e && typeof e.type === 'string' && typeof e.message === 'string') {
+      return { type: e.type, message: e.message, ...(typeof e.param === 'string' ? { param: e.param } : {}) };
+    }
+    return { type: response.status === 429 ? 'rate_limited' : 'http_error', message: `The API answered HTTP ${response.status} without a /v1 error body.` };
+  }
+
+  /** The typed error for a non-success answer. */
+  private failure(response: RawResponse): ApiError {
+    const { type, message, param } = this.errorOf(response);
+    const quota = quotaFromHeaders(response.headers);
+    const retryAfter = retryAfterSeconds(response.headers);
+    if (response.status === 401) return new AuthenticationError(401, type, message, param, quota);
+    if (response.status === 429 && type === 'quota_exceeded') return new QuotaExceededError(429, type, message, param, quota, retryAfter);
+    if (response.status === 429) return new RateLimitedError(429, type, message, param, quota, retryAfter);
+    return new ApiError(response.status, type, message, param, quota, retryAfter);
+  }
+
+  private unexpected(response: RawResponse, what: string): ProtocolError {
+    return new ProtocolError(`${this.baseUrl} answered HTTP ${response.status} to ${what}; is that the base URL of a /v1 API (without /v1)?`);
+  }
+}

@@ -1,0 +1,92 @@
+// `provenance config get|set|unset|list|path`: the settings in config.json (conf). The API key
+// is not a setting: `provenance login` keeps it in the OS keychain or the 0600 credentials file.
+import { openSettings, readSettings, SETTABLE, settingsPath, SettingsError, type Settings } from '../config/settings.js';
+import { EXIT, type CommandIO } from './io.js';
+
+const DEFAULTS: Record<string, string | boolean> = { cache: true };
+
+class ConfigUsage extends Error {}
+
+function knownKey(key: string): void {
+  if (/^(api_)?key$|secret|token|password/i.test(key)) {
+    throw new ConfigUsage('The API key is not a setting: run `provenance login` (it goes to the OS keychain, or a 0600 credentials file).');
+  }
+  if (key === 'login' || key.startsWith('login.')) throw new ConfigUsage('login is written by `provenance login` and `provenance logout` only.');
+  if (!(key in SETTABLE)) throw new ConfigUsage(`Unknown setting "${key}". Settings: ${Object.keys(SETTABLE).join(', ')}.`);
+}
+
+/** Every setting as key/value rows, the login record flattened, defaults filled in. */
+function rows(settings: Settings): { key: string; value: unknown; default?: boolean }[] {
+  const out: { key: string; value: unknown; default?: boolean }[] = [];
+  for (const key of Object.keys(SETTABLE)) {
+    const value = (settings as Record<string, unknown>)[key];
+    if (value !== undefined) out.push({ key, value });
+    else if (key in DEFAULTS) out.push({ key, value: DEFAULTS[key], default: true });
+  }
+  if (settings.login) {
+    out.push({ key: 'login.api_url', value: settings.login.api_url }, { key: 'login.key_store', value: settings.login.key_store });
+  }
+  return out;
+}
+
+async function guarded(io: CommandIO, fn: () => Promise<number>): Promise<number> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ConfigUsage || err instanceof SettingsError) {
+      io.stderr.write(`provenance: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    throw err;
+  }
+}
+
+export function runConfigGet(options: { key: string }, io: CommandIO): Promise<number> {
+  return guarded(io, async () => {
+    const settings = readSettings(io.env);
+    const row = rows(settings).find((r) => r.key === options.key);
+    if (!row) {
+      if (!options.key.startsWith('login')) knownKey(options.key);
+      return EXIT.unreadable; // known but unset, as `git config` says it: exit 1, nothing printed
+    }
+    io.stdout.write(`${String(row.value)}\n`);
+    return EXIT.ok;
+  });
+}
+
+export function runConfigSet(options: { key: string; value: string }, io: CommandIO): Promise<number> {
+  return guarded(io, async () => {
+    knownKey(options.key);
+    const value = SETTABLE[options.key]!.parse(options.value);
+    const store = await openSettings(io.env);
+    store.set(options.key, value);
+    return EXIT.ok;
+  });
+}
+
+export function runConfigUnset(options: { key: string }, io: CommandIO): Promise<number> {
+  return guarded(io, async () => {
+    knownKey(options.key);
+    const store = await openSettings(io.env);
+    store.delete(options.key);
+    return EXIT.ok;
+  });
+}
+
+export function runConfigList(options: { json: boolean }, io: CommandIO): Promise<number> {
+  return guarded(io, async () => {
+    const settings = readSettings(io.env);
+    if (options.json) {
+      const filled: Record<string, unknown> = { ...DEFAULTS, ...settings };
+      io.stdout.write(`${JSON.stringify(filled)}\n`);
+      return EXIT.ok;
+    }
+    for (const r of rows(settings)) io.stdout.write(`${r.key}=${String(r.value)}${r.default ? '  (default)' : ''}\n`);
+    return EXIT.ok;
+  });
+}
+
+export function runConfigPath(_options: Record<string, never>, io: CommandIO): Promise<number> {
+  io.stdout.write(`${settingsPath(io.env)}\n`);
+  return Promise.resolve(EXIT.ok);
+}

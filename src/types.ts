@@ -93,6 +93,16 @@ export interface Detector extends DetectorInfo {
   run(media: Media, context: DetectContext): Promise<DetectorOutcome>;
 }
 
+/** 201 body of POST /v1/uploads (CONTRACT "Keys, accounts, uploads"). */
+export interface UploadRecord {
+  id: string;
+  bytes: number;
+  sha256: string;
+  type: string;
+  created_at: string;
+  expires_at: string;
+}
+
 /** CONTRACT error body, also used for per-input errors on NDJSON lines. */
 export interface ErrorInfo {
   type: string;

@@ -25,15 +25,10 @@ export interface ApiClientOptions extends TransportOptions {
   maxWaitSeconds?: number;
 }
 
-/** POST /v1/uploads answer (CONTRACT). */
-export interface UploadRecord {
-  id: string;
-  bytes: number;
-  sha256: string;
-  type: string;
-  created_at: string;
-  expires_at: string;
-}
+/** POST /v1/uploads answer (CONTRACT): the shared /v1 shape. */
+import type { UploadRecord } from '../types.js';
+
+export type { UploadRecord };
 
 export interface KeyCheck {
   valid: boolean;

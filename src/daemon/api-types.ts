@@ -22,15 +22,10 @@ export type ErrorType =
 export const PLAN_IDS = ['free', 'starter', 'growth', 'custom'] as const;
 export type PlanId = (typeof PLAN_IDS)[number];
 
-/** 201 body of POST /v1/uploads. */
-export interface UploadRecord {
-  id: string;
-  bytes: number;
-  sha256: string;
-  type: string;
-  created_at: string;
-  expires_at: string;
-}
+/** 201 body of POST /v1/uploads: a /v1 shape, shared with the client. */
+import type { UploadRecord } from '../types.js';
+
+export type { UploadRecord };
 
 export interface AccountRecord {
   id: string;

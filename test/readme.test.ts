@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from './helpers/corpus.js';
+import { runBin } from './helpers/run-cli.js';
 
 function readmeCommands(): string[] {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -38,6 +39,16 @@ function sh(command: string, env: NodeJS.ProcessEnv = {}) {
     timeout: 240_000,
   });
 }
+
+describe('README examples of output', () => {
+  it('the C2PA card shown is what `provenance check examples/ai-generated.png` prints', async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const shown = /`provenance check examples\/ai-generated\.png`:\n\n```\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(shown, 'README has the card block').toBeDefined();
+    const run = await runBin(['check', 'examples/ai-generated.png']);
+    expect(run.stdout.startsWith(shown!)).toBe(true);
+  });
+});
 
 describe('README quick start', () => {
   it('leads with exactly the two commands', () => {

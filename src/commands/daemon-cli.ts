@@ -20,6 +20,7 @@ export function registerDaemonCommands(program: Command, io: CommandIO, setExit:
     .option('--mail-from <address>', 'From: address of sign-in mails')
     .option('--public-url <url>', 'base URL put in sign-in links (behind a reverse proxy: its public https URL)')
     .option('--trust-proxy', 'a reverse proxy is in front: take client address and protocol from X-Forwarded-For/-Proto', false)
+    .option('--trust-anchors <file>', 'PEM file of C2PA trust anchors, instead of those kept with `provenance trust`')
     .action(async (opts) => {
       const { runDaemonStart } = await import('./daemon.js');
       setExit(await runDaemonStart(opts, io));

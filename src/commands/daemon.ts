@@ -3,7 +3,7 @@
 // `listening on http://HOST:PORT`; SIGTERM/SIGINT stop it gracefully with exit code 0.
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { DATA_FILES, resolveDataDir } from '../daemon/data-dir.js';
 import { isAlive, readLock, sleep } from '../daemon/lock.js';
 import { checkSmtpUrl } from '../daemon/mailer.js';
@@ -22,6 +22,8 @@ export interface StartCommandOptions {
   mailFrom?: string;
   publicUrl?: string;
   trustProxy?: boolean;
+  /** `--trust-anchors FILE.pem`: C2PA trust anchors instead of those kept with `provenance trust`. */
+  trustAnchors?: string;
 }
 
 /** Set in a --detach child: its console is the log file, so it prints where mails went, not links. */
@@ -48,14 +50,22 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
     io.stderr.write(`provenance: ${problem}\n`);
     return DAEMON_EXIT.usage;
   }
+  // The operator's C2PA trust anchors (--trust-anchors, else those kept with `provenance trust`),
+  // as `provenance check` uses them, so that a daemon result equals the CLI's for the same bytes.
+  // Read before anything starts: a bad file is a usage error, not a daemon that half starts.
+  const { loadTrustAnchors, TrustAnchorError } = await import('../config/trust-store.js');
+  let anchors;
+  try {
+    anchors = loadTrustAnchors({ file: options.trustAnchors, env: io.env });
+  } catch (err) {
+    if (!(err instanceof TrustAnchorError)) throw err;
+    io.stderr.write(`provenance: ${options.trustAnchors ? '--trust-anchors: ' : ''}${err.message}\n`);
+    return DAEMON_EXIT.usage;
+  }
   if (options.detach) return startDetached({ ...options, smtpUrl }, dataDir, io);
 
   let daemon;
   try {
-    // The operator's C2PA trust anchors, as `provenance check` uses them, so that a daemon
-    // result equals the CLI's for the same bytes.
-    const { loadTrustAnchors } = await import('../config/trust-store.js');
-    const anchors = loadTrustAnchors({ env: io.env });
     daemon = await startDaemon({
       trustAnchorsPem: anchors?.pem,
       dataDir,
@@ -123,6 +133,7 @@ async function startDetached(options: StartCommandOptions, dataDir: string, io: 
   if (options.mailFrom) args.push('--mail-from', options.mailFrom);
   if (options.publicUrl) args.push('--public-url', options.publicUrl);
   if (options.trustProxy) args.push('--trust-proxy');
+  if (options.trustAnchors) args.push('--trust-anchors', resolve(options.trustAnchors));
   // The SMTP URL may hold a password: through the environment, not the command line (ps).
   const env = { ...process.env, ...io.env, [DETACHED_ENV]: '1', ...(options.smtpUrl ? { PROVENANCE_SMTP_URL: options.smtpUrl } : {}) };
   const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], env });

@@ -188,7 +188,6 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
 
   const style = makeStyle(wantsColor(io.stdout, io.env));
   const stats = new ScanStats();
-  let failedOn = 0;
   let progress: ProgressView | undefined;
   if (showsProgress(options, io)) {
     const { startProgress } = await import('../ui/progress.js');
@@ -217,7 +216,7 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
     if (outcome.ok) {
       const { result, hints } = outcome;
       stats.add(result);
-      if (failuresOf(result, p.failOn).length) failedOn++;
+      if (failuresOf(result, p.failOn).length) stats.failedOn++;
       io.stdout.write(
         options.json
           ? `${JSON.stringify({ source: outcome.source, ...result, ...(hints ? { hints } : {}) })}\n`
@@ -262,7 +261,6 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
 
   stats.walking = false;
   stats.discovered = items.discovered;
-  stats.failedOn = failedOn;
   progress?.finish();
   if (!options.json) io.stdout.write(formatSummary(stats, style));
   if (options.summary) io.stderr.write(`${JSON.stringify(stats.summary())}\n`);
@@ -270,6 +268,6 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
     io.stderr.write(remote.stopReport(notChecked));
     return remote.stop.exit;
   }
-  if (failedOn) return EXIT.failOn;
+  if (stats.failedOn) return EXIT.failOn;
   return stats.unreadable ? EXIT.unreadable : EXIT.ok;
 }

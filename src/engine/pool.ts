@@ -41,15 +41,22 @@ const TASKS_PER_WORKER = 2;
 const MAX_ATTEMPTS = 2;
 
 /**
- * The built worker entry: dist/detect-worker.js, found from the bundle (dist/cli.js or a chunk
- * in dist/chunks/) or, when the tests run this file from src/engine/, in the built dist/.
+ * The built worker entry, dist/detect-worker.js, found from the bundle that runs this code
+ * (dist/cli.js, or a lazy bundle in dist/lazy/) or, when the tests run this file from
+ * src/engine/, in the built dist/. Undefined before a build.
  */
-function workerUrl(): URL {
+export function findWorkerUrl(): URL | undefined {
   for (const candidate of ['./detect-worker.js', '../detect-worker.js', '../../dist/detect-worker.js']) {
     const url = new URL(candidate, import.meta.url);
     if (existsSync(url)) return url;
   }
-  throw new Error('dist/detect-worker.js is missing: run `npm run build`.');
+  return undefined;
+}
+
+function workerUrl(): URL {
+  const url = findWorkerUrl();
+  if (!url) throw new Error('dist/detect-worker.js is missing: run `npm run build`.');
+  return url;
 }
 
 /**

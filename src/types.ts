@@ -93,6 +93,13 @@ export interface Detector extends DetectorInfo {
   run(media: Media, context: DetectContext): Promise<DetectorOutcome>;
 }
 
+/** 1 MB = 1,048,576 bytes (CONTRACT "Sizes"); limits apply to the decoded file. */
+export const MB = 1_048_576;
+/** Largest file sent inline: base64 `media` or a multipart `file` (SPEC 8.3). */
+export const INLINE_MAX_BYTES = 4 * MB;
+/** Largest file taken by `url` or by `upload` (SPEC 8.3). */
+export const REMOTE_MAX_BYTES = 25 * MB;
+
 /** 201 body of POST /v1/uploads (CONTRACT "Keys, accounts, uploads"). */
 export interface UploadRecord {
   id: string;

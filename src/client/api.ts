@@ -7,12 +7,11 @@ import { multipartBody } from './multipart.js';
 import { quotaFromHeaders, retryAfterSeconds, type QuotaInfo } from './quota.js';
 import { realSleep, Transport, type RawResponse, type SendOptions, type Sleep, type TransportOptions } from './transport.js';
 
-/** 1 MB = 1,048,576 bytes (CONTRACT "Sizes"). */
-export const MB = 1_048_576;
-/** Largest file sent inline (multipart); larger ones go through POST /v1/uploads. */
-export const INLINE_MAX_BYTES = 4 * MB;
-/** Largest file the API takes by upload (and by url). */
-export const UPLOAD_MAX_BYTES = 25 * MB;
+// The contract's file limits (src/types.ts): a file up to INLINE_MAX_BYTES is sent as multipart,
+// a larger one through POST /v1/uploads, up to REMOTE_MAX_BYTES.
+import { INLINE_MAX_BYTES, MB, REMOTE_MAX_BYTES } from '../types.js';
+
+export { INLINE_MAX_BYTES, MB, REMOTE_MAX_BYTES as UPLOAD_MAX_BYTES };
 
 export interface ApiClientOptions extends TransportOptions {
   /** The API key; required by every endpoint but GET /v1/detectors. */

@@ -1,7 +1,7 @@
-// Size limits (SPEC 8.3 with CONTRACT "Sizes": 1 MB = 1,048,576 bytes, limits on the decoded file).
-export const MB = 1_048_576;
-export const INLINE_MAX_BYTES = 4 * MB;
-export const REMOTE_MAX_BYTES = 25 * MB;
+// Body limits derived from the contract's file limits (SPEC 8.3, CONTRACT "Sizes", in src/types.ts).
+import { INLINE_MAX_BYTES, MB, REMOTE_MAX_BYTES } from '../types.js';
+
+export { INLINE_MAX_BYTES, MB, REMOTE_MAX_BYTES };
 
 /** Room for the non-file parts of a body: JSON keys and `checks`, multipart boundaries and fields. */
 const ENVELOPE = 64 * 1024;

@@ -5,8 +5,9 @@
 // for loading conf (~130 ms). Only the commands that write the store load conf, lazily.
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { configDir, CONFIG_FILE, TRUST_STORE_FILE } from './paths.js';
+import { configDir, TRUST_STORE_FILE } from './paths.js';
 import { parseAnchors, TrustAnchorError, type Anchor } from './pem.js';
+import { readSettings, SettingsError, settingsPath } from './settings.js';
 
 export { TrustAnchorError } from './pem.js';
 
@@ -86,20 +87,17 @@ export function storedAnchors(env: NodeJS.ProcessEnv = process.env): StoredAncho
 
 /** The `trust_anchors` setting of config.json: a PEM file path (relative to the config folder). */
 export function configuredAnchorFile(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const dir = configDir(env);
-  const file = join(dir, CONFIG_FILE);
-  const text = readText(file, file);
-  if (text === undefined || !text.trim()) return undefined;
-  let data: unknown;
+  let value: unknown;
   try {
-    data = JSON.parse(text);
+    value = (readSettings(env) as Record<string, unknown>).trust_anchors;
   } catch (err) {
-    throw new TrustAnchorError(`${file} is damaged (${(err as Error).message}).`);
+    // A damaged config.json is a usage error here as everywhere (exit 2), with the same words.
+    if (err instanceof SettingsError) throw new TrustAnchorError(err.message);
+    throw err;
   }
-  const value = (data as Record<string, unknown> | null)?.trust_anchors;
   if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string') throw new TrustAnchorError(`${file}: the trust_anchors setting must be the path of a PEM file.`);
-  return isAbsolute(value) ? value : resolve(dir, value);
+  if (typeof value !== 'string') throw new TrustAnchorError(`${settingsPath(env)}: the trust_anchors setting must be the path of a PEM file.`);
+  return isAbsolute(value) ? value : resolve(configDir(env), value);
 }
 
 /**

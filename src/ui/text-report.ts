@@ -2,6 +2,7 @@
 // A file with a C2PA credential gets a short card (issue 7): AI origin and the signal it comes
 // from, signer, signing time, app or device, actions, ingredients, validation in plain words.
 import { aiSignal, c2paDetails, sourceTypeTerm, type C2paDetails, type IngredientNode } from '../detectors/c2pa-manifest.js';
+import { CATALOGUE } from '../detectors/catalogue.js';
 import type { Hints } from '../engine/xmp-hints.js';
 import type { DetectionResult, ErrorInfo, Match } from '../types.js';
 import type { ScanStats } from './scan-stats.js';
@@ -244,7 +245,9 @@ export function formatResult(source: string, result: DetectionResult, s: Style, 
     s.bold(source),
     `  ${s.dim(`${result.media.type} · ${formatBytes(result.media.bytes)} · sha256 ${result.media.sha256}`)}`,
   ];
-  const planned = result.matches.filter((m) => m.result === 'unavailable' && /planned/.test(m.reason ?? ''));
+  // Planned detectors share one line. Their status comes from the catalogue, not from the words
+  // of the reason (an API's wording may differ); a check the catalogue lacks is shown on its own.
+  const planned = result.matches.filter((m) => m.result === 'unavailable' && CATALOGUE.find((d) => d.id === m.check)?.status === 'planned');
   for (const match of result.matches) {
     if (!planned.includes(match)) lines.push(...matchLines(match, s, options));
   }

@@ -2,7 +2,7 @@
 // call it, so a result is the same whichever way it was asked for.
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { CATALOGUE, detectorById } from '../detectors/catalogue.js';
+import { detectorById } from '../detectors/catalogue.js';
 import type { DetectContext, DetectionResult, Detector, DetectorId, Match, Media } from '../types.js';
 import { resolveChecks } from './checks.js';
 import { newCheckId } from './ids.js';
@@ -60,4 +60,3 @@ export async function runCheck(detector: Detector, media: Media, context: Detect
   }
 }
 
-export { CATALOGUE };

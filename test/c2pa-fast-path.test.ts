@@ -49,3 +49,25 @@ describe('fast path on fixtures', () => {
     expect(await readManifest(media)).toEqual({ result: 'not_found', confidence: 1 });
   });
 });
+
+describe('hasC2paMarker', () => {
+  const bytes = (...parts: string[]) => Buffer.from(parts.join(''), 'latin1');
+  it.each([
+    ['nothing', bytes('\xff\xd8 plain image data \xff\xd9'), false],
+    ['a JUMBF box type', bytes('\x00\x00\x00\x20jumb\x00\x00\x00\x18jumd'), true],
+    ['a c2pa label alone (no JUMBF box)', bytes('xx c2pa yy'), false],
+    ['dcterms:provenance', bytes('<rdf:Description dcterms:provenance="https://x/m.c2pa"/>'), true],
+    ['"provenance" at the very end', bytes('abc provenance'), true],
+    ['"provenance" at the very start', bytes('provenance abc'), true],
+    ['"proven" alone', bytes('a proven fact'), false],
+    ['"proven" at the very end', bytes('it is proven'), false],
+    ['"provenanc" cut short', bytes('provenanc'), false],
+    ['"provenance" after a false "proven"', bytes('proven, then provenance'), true],
+    ['"provenance" straddling "proven"', bytes('provenprovenance'), true],
+  ])('%s', (_name, buf, expected) => {
+    expect(hasC2paMarker(buf)).toBe(expected);
+    // The same answer from a view into a larger buffer (byteOffset other than 0).
+    const padded = Buffer.concat([Buffer.from('\x00\x01\x02'), buf, Buffer.from('\x03')]);
+    expect(hasC2paMarker(padded.subarray(3, 3 + buf.length))).toBe(expected);
+  });
+});

@@ -64,9 +64,16 @@ async function* walkFolder(root: string, folder: string, ancestors: Set<string>,
     yield { source: folder, kind: 'error', error: inputErrorFrom(err, folder) };
     return;
   }
-  const names = entries.map((e) => e.name).sort();
-  for (const name of names) {
-    const path = join(folder, name);
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    const path = join(folder, entry.name);
+    // A regular file needs no stat: readdir already says what it is, and a stat per file was
+    // 60 ms of the main thread's CPU in a 1,100-file scan. Folders are stat'ed for their inode
+    // (loop detection); symlinks and unknown types to see what they point to.
+    if (entry.isFile()) {
+      if (!filter || filter.includesFile(below(root, path))) yield { source: path, kind: 'file', path };
+      continue;
+    }
     let st: Stats;
     try {
       st = await stat(path);

@@ -97,6 +97,12 @@ async function inProcessWorkers(size: number): Promise<number> {
   return done / duration;
 }
 
+/** CPU time (user + system) a process has used so far, from /proc (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
@@ -116,20 +122,20 @@ async function main() {
 
     const warm = await autocannon({ url: `${daemon.url}/v1/detect`, connections, amount: 64, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${keys[0]}` }, body });
     if (warm.non2xx) throw new Error(`warm-up got ${warm.non2xx} non-2xx answers`);
-    let turn = 0;
+    // One prebuilt request per key, which autocannon cycles through: rebuilding a 2.5 MB request
+    // per call (setupRequest) cost the load generator, on the same two cores, a third more CPU.
+    const cpuBefore = { daemon: cpuMs(daemon.pid), bench: process.cpuUsage() };
     const result = await autocannon({
       url: `${daemon.url}/v1/detect`,
       connections,
       duration,
-      requests: [
-        {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body,
-          setupRequest: (req: any) => ({ ...req, headers: { ...req.headers, authorization: `Bearer ${keys[turn++ % keys.length]}` } }),
-        },
-      ],
+      requests: keys.map((key) => ({ method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body })),
     });
+    const benchCpu = process.cpuUsage(cpuBefore.bench);
+    const perRequest = {
+      daemon: (cpuMs(daemon.pid) - cpuBefore.daemon) / result.requests.total,
+      loadGenerator: (benchCpu.user + benchCpu.system) / 1000 / result.requests.total,
+    };
     const rssAfterDetect = rssMb(daemon.pid);
     await daemon.stop();
 
@@ -174,6 +180,9 @@ async function main() {
       `| daemon answers: 2xx / non-2xx / errors | ${result['2xx']} / ${result.non2xx} / ${result.errors} |`,
       `| engine in-process, main thread, one at a time: files/s | ${serial.toFixed(1)} |`,
       `| engine in-process, ${workersUsed} worker threads, ${Math.max(workersUsed, Math.min(connections, 16))} in flight: files/s | ${pooled.toFixed(1)} |`,
+      `| daemon CPU per request (main thread and workers) | ${perRequest.daemon.toFixed(2)} ms |`,
+      `| load generator CPU per request (autocannon, same machine) | ${perRequest.loadGenerator.toFixed(2)} ms |`,
+      `| engine CPU per file in-process (1 / files/s, main thread) | ${(1000 / serial).toFixed(2)} ms |`,
       `| daemon / in-process (main thread) | ${((rps / serial) * 100).toFixed(0)} % |`,
       `| daemon / in-process (same worker count) | ${((rps / pooled) * 100).toFixed(0)} % |`,
       `| daemon RSS right after the detect load | ${rssAfterDetect.toFixed(0)} MB |`,

@@ -1,9 +1,10 @@
 // The single-core floor of `npm run bench`: the same reads, hashes and detector calls as a scan,
 // in a plain loop in one process, in the same order. Built once by bench-scan.ts and run as its
 // own process, so its wall time compares with the scan's.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { detect } from '../src/engine/detect.js';
+import { FileReader } from '../src/engine/file-reader.js';
 import { readHints } from '../src/engine/xmp-hints.js';
 
 function listFiles(dir: string): string[] {
@@ -14,11 +15,13 @@ function listFiles(dir: string): string[] {
 }
 
 let n = 0;
-for (const file of listFiles(process.argv[2]!)) {
-  const bytes = readFileSync(file);
-  const result = await detect(bytes);
-  const hints = await readHints(bytes);
-  process.stdout.write(`${JSON.stringify({ source: file, ...result, ...(hints ? { hints } : {}) })}\n`);
+const files = new FileReader(); // the workers' reader: reads into buffers it uses again
+for (const path of listFiles(process.argv[2]!)) {
+  const file = files.read(path);
+  const result = await detect(file.bytes);
+  const hints = await readHints(file.bytes);
+  file.release();
+  process.stdout.write(`${JSON.stringify({ source: path, ...result, ...(hints ? { hints } : {}) })}\n`);
   n++;
 }
 process.stderr.write(`floor: ${n} files\n`);

@@ -54,6 +54,24 @@ describe('decodeBase64Media', () => {
   it('refuses bad characters, misplaced padding and impossible lengths', () => {
     for (const bad of ['AAA!', 'AA=A', 'A', 'AAAAA', 'AAAA=', 'Zm9v\u00e9', '====']) expect(decodeBase64Media(bad), bad).toEqual({ invalid: true });
   });
+  it('decodes a large body exactly, in both alphabets, and finds a bad character anywhere in it', () => {
+    const big = Buffer.from(Array.from({ length: 1_000_003 }, (_, i) => (i * 7919) & 0xff));
+    for (const alphabet of ['base64', 'base64url'] as const) {
+      const raw = Buffer.from(big.toString(alphabet), 'latin1');
+      const decoded = decodeBase64Media(raw);
+      expect('bytes' in decoded && decoded.bytes.equals(big)).toBe(true);
+    }
+    for (const at of [10, 262_144 + 5, 700_001, 1_333_336]) {
+      const raw = Buffer.from(big.toString('base64'), 'latin1');
+      raw[at] = 0x21; // '!'
+      expect(decodeBase64Media(raw), `bad character at ${at}`).toEqual({ invalid: true });
+    }
+  });
+  it('gives bytes that own their memory (so the pool can transfer them)', () => {
+    const decoded = decodeBase64Media(Buffer.from(Buffer.alloc(300_000, 7).toString('base64'), 'latin1')) as { bytes: Buffer };
+    expect(decoded.bytes.byteOffset).toBe(0);
+    expect(decoded.bytes.buffer.byteLength).toBe(300_000);
+  });
   it('says too large from the length alone', () => {
     expect(decodeBase64Media('A'.repeat(Math.ceil((4 * 1_048_576 * 4) / 3) + 4))).toEqual({ tooLarge: true });
   });

@@ -76,13 +76,14 @@ async function inProcessWorkers(size: number): Promise<number> {
   const run = (w: Worker) =>
     new Promise<void>((res, rej) => {
       const task = ++id;
-      const onMessage = (reply: { id: number; ok: boolean }) => {
-        if (reply.id !== task) return;
+      // The pool's protocol: a message is a batch of tasks, answered by one array of replies.
+      const onMessage = ([reply]: { id: number; ok: boolean }[]) => {
+        if (reply!.id !== task) return;
         w.off('message', onMessage);
-        reply.ok ? res() : rej(new Error('worker failed'));
+        reply!.ok ? res() : rej(new Error('worker failed'));
       };
       w.on('message', onMessage);
-      w.postMessage({ id: task, source: 'bench', bytes, options: {} });
+      w.postMessage([{ id: task, source: 'bench', bytes, options: {} }]);
     });
   const loop = async (w: Worker, until: number, count: boolean) => {
     while (performance.now() < until) {

@@ -4,6 +4,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { detect } from '../src/engine/detect.js';
+import { LineBatcher } from '../src/commands/line-batcher.js';
 import { FileReader } from '../src/engine/file-reader.js';
 import { readHints } from '../src/engine/xmp-hints.js';
 
@@ -16,12 +17,14 @@ function listFiles(dir: string): string[] {
 
 let n = 0;
 const files = new FileReader(); // the workers' reader: reads into buffers it uses again
+const out = new LineBatcher(process.stdout); // and the CLI's output: a few lines per write
 for (const path of listFiles(process.argv[2]!)) {
   const file = files.read(path);
   const result = await detect(file.bytes);
   const hints = await readHints(file.bytes);
   file.release();
-  process.stdout.write(`${JSON.stringify({ source: path, ...result, ...(hints ? { hints } : {}) })}\n`);
+  out.write(`${JSON.stringify({ source: path, ...result, ...(hints ? { hints } : {}) })}\n`);
   n++;
 }
+out.flush();
 process.stderr.write(`floor: ${n} files\n`);

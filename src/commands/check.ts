@@ -20,6 +20,7 @@ import { makeStyle } from '../ui/style.js';
 import { formatError, formatResult, formatSummary } from '../ui/text-report.js';
 import type { RemoteDeps } from '../client/session.js';
 import { inProcessChecker, poolChecker, type Checker, type Outcome } from './checker.js';
+import { LineBatcher } from './line-batcher.js';
 import type { CheckItem, RemoteChecker } from './remote-checker.js';
 import { EXIT, wantsColor, type CommandIO } from './io.js';
 
@@ -54,8 +55,11 @@ export interface CheckOptions {
   remoteDeps?: RemoteDeps;
 }
 
-/** Results in flight per worker: enough to keep workers busy behind a slow file, and bounded. */
-const WINDOW_PER_WORKER = 8;
+/**
+ * Results in flight per worker: its two batches of eight (checker.ts) and as many again queued,
+ * so workers stay busy behind a slow file. Bounded: the output waits for results in input order.
+ */
+const WINDOW_PER_WORKER = 32;
 /** Inputs the walk may run ahead of the checks (for the progress total), at most. */
 const READ_AHEAD = 10_000;
 
@@ -208,7 +212,9 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
   process.once('SIGINT', onInterrupt);
   process.once('SIGTERM', onInterrupt);
 
-  // Each line goes out in one write, so whatever was written before an interrupt is whole.
+  // Each line goes out whole (a few lines per write to a pipe or file), so whatever was written
+  // before an interrupt is whole; lines still waiting are written before the run ends.
+  const out = new LineBatcher(io.stdout);
   const emit = (outcome: Outcome) => {
     if (interrupted) return;
     // Only a stdout on the same terminal can tear the frame; a pipe or file cannot.
@@ -217,7 +223,7 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
       const { result, hints } = outcome;
       stats.add(result);
       if (failuresOf(result, p.failOn).length) stats.failedOn++;
-      io.stdout.write(
+      out.write(
         options.json
           ? `${JSON.stringify({ source: outcome.source, ...result, ...(hints ? { hints } : {}) })}\n`
           : formatResult(outcome.source, result, style, { explain: options.explain, trustAnchors: Boolean(p.anchors), hints }),
@@ -226,7 +232,7 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
       stats.unreadable++;
       if (remote?.wasNotChecked(outcome)) notChecked.push(outcome.source);
       const text = remote && !outcome.inputError ? remote.formatError(outcome.source, outcome.error, style) : formatError(outcome.source, outcome.error, style);
-      io.stdout.write(options.json ? `${JSON.stringify({ source: outcome.source, error: outcome.error })}\n` : text);
+      out.write(options.json ? `${JSON.stringify({ source: outcome.source, error: outcome.error })}\n` : text);
     }
     stats.discovered = items.discovered;
     stats.walking = items.walking;
@@ -252,6 +258,7 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
   } finally {
     process.removeListener('SIGINT', onInterrupt);
     process.removeListener('SIGTERM', onInterrupt);
+    out.flush();
   }
   await checker.close();
   if (interrupted) {

@@ -1,16 +1,18 @@
 // Worker-thread side of the detect pool: reads (when given a path), hashes and runs the detectors
 // off the main thread. Each worker loads the c2pa wasm once, on its first signed file.
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { detailsOfResult } from '../detectors/c2pa-manifest.js';
 import { detect } from './detect.js';
 import { FileReader, type FileBytes } from './file-reader.js';
 import { InputError, inputErrorFrom } from './input-error.js';
-import type { WorkerReply, WorkerTask } from './pool-protocol.js';
+import { PROGRESS_SLOTS, PROGRESS_STARTED_MS, PROGRESS_TASK, progressClock, type WorkerReply, type WorkerTask } from './pool-protocol.js';
 import { readHints } from './xmp-hints.js';
 
 if (!parentPort) throw new Error('detect-worker must run as a worker thread');
 const port = parentPort;
 const files = new FileReader();
+// Shared with the pool (pool-protocol.ts); a worker started by hand gets a private one.
+const progress = new BigInt64Array((workerData as { progress?: SharedArrayBuffer } | undefined)?.progress ?? new SharedArrayBuffer(8 * PROGRESS_SLOTS));
 
 async function handle(task: WorkerTask): Promise<WorkerReply> {
   let file: FileBytes | undefined;
@@ -43,4 +45,30 @@ async function handle(task: WorkerTask): Promise<WorkerReply> {
   }
 }
 
-port.on('message', async (task: WorkerTask) => port.postMessage(await handle(task)));
+// Batches wait here and run one task at a time, in order: no two files interleave at their
+// awaits, so a worker holds one read buffer and the pool always knows which task is running.
+const waiting: WorkerTask[][] = [];
+let draining = false;
+
+async function drain(): Promise<void> {
+  draining = true;
+  while (waiting.length) {
+    const batch = waiting.shift()!;
+    const replies: WorkerReply[] = [];
+    for (const task of batch) {
+      // The start before the id: the pool reads the id first, so it never pairs a new task with
+      // the previous task's start.
+      Atomics.store(progress, PROGRESS_STARTED_MS, BigInt(progressClock()));
+      Atomics.store(progress, PROGRESS_TASK, BigInt(task.id));
+      replies.push(await handle(task));
+    }
+    Atomics.store(progress, PROGRESS_TASK, 0n);
+    port.postMessage(replies);
+  }
+  draining = false;
+}
+
+port.on('message', (batch: WorkerTask[]) => {
+  waiting.push(batch);
+  if (!draining) void drain();
+});

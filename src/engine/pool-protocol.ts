@@ -3,6 +3,21 @@ import type { DetectionResult, ErrorInfo } from '../types.js';
 import type { DetectOptions } from './detect.js';
 import type { Hints } from './xmp-hints.js';
 
+// The pool and its workers talk in batches: the pool posts an array of tasks, and the worker
+// answers the whole array with one array of replies (PoolOptions.batch says why). A worker does
+// one task at a time and writes which one, and since when, to a small shared buffer, so the pool
+// can time each task from its real start and knows which task a crashed worker was on.
+
+/** Layout of the shared progress buffer (BigInt64Array over a SharedArrayBuffer). */
+export const PROGRESS_TASK = 0;
+export const PROGRESS_STARTED_MS = 1;
+export const PROGRESS_SLOTS = 2;
+
+/** Milliseconds on a clock every thread of the process reads alike. */
+export function progressClock(): number {
+  return Math.round(performance.timeOrigin + performance.now());
+}
+
 /** One file to check: a path the worker reads itself, or bytes already in memory (stdin). */
 export interface WorkerTask {
   id: number;

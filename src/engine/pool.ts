@@ -1,10 +1,11 @@
-// A fixed pool of detect workers. Tasks queue in the pool and go to the next idle worker; a worker
-// that crashes or overruns the per-file time limit is replaced, and only its own task fails.
+// A fixed pool of detect workers. Tasks queue in the pool and go, in batches, to the least busy
+// worker; a worker that crashes or overruns the per-file time limit is replaced, and only the
+// task it was on fails.
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { ErrorInfo } from '../types.js';
 import type { DetectOptions } from './detect.js';
-import type { Checked, WorkerReply, WorkerTask } from './pool-protocol.js';
+import { PROGRESS_SLOTS, PROGRESS_STARTED_MS, PROGRESS_TASK, progressClock, type Checked, type WorkerReply, type WorkerTask } from './pool-protocol.js';
 
 /** A task that failed: `inputError` when the file could not be read, else a check failure. */
 export class PoolTaskError extends Error {
@@ -20,24 +21,31 @@ interface Pending {
   task: WorkerTask;
   resolve(checked: Checked): void;
   reject(err: PoolTaskError): void;
-  /** Times this task was on a worker that crashed or was replaced before answering. */
+  /** Times this task was the one running on a worker that crashed. */
   attempts: number;
-  timer?: NodeJS.Timeout;
+  /** Its bytes were moved to a worker: if that worker dies, they are gone and it cannot be retried. */
+  transferred?: boolean;
 }
 
 interface Slot {
   worker: Worker;
   /** Tasks sent to this worker and not answered yet, by task id. */
   inFlight: Map<number, Pending>;
+  /** Messages (batches of tasks) sent to this worker and not answered yet. */
+  batches: number;
+  /** Which task the worker is on and since when (pool-protocol.ts). */
+  progress: BigInt64Array;
+  /** When work was last sent to or answered by this worker (progressClock()). */
+  lastContactMs: number;
 }
 
 /**
- * Tasks a worker holds at once. With two, the next file's read overlaps the current file's
- * checks, and a worker never waits a round trip through the main thread for work (profiles
- * showed workers idle a quarter of the time with one).
+ * Batches a worker holds at once. With two, the next batch is there when the current one ends,
+ * and a worker never waits a round trip through the main thread for work (profiles showed
+ * workers idle a quarter of the time with one task at a time).
  */
-const TASKS_PER_WORKER = 2;
-/** A task on a worker that crashed twice is failed instead of tried a third time. */
+const BATCHES_PER_WORKER = 2;
+/** A task that was running when its worker crashed, twice, fails instead of running a third time. */
 const MAX_ATTEMPTS = 2;
 
 /**
@@ -72,8 +80,27 @@ function transferable(bytes: Uint8Array | undefined): ArrayBuffer[] | undefined 
 
 export interface PoolOptions {
   size: number;
-  /** Per-file limit; a worker still busy after it is terminated and replaced. */
+  /**
+   * Per-file limit, counted from the moment the worker starts the file (not from when it was
+   * sent, so files waiting behind others in a batch are not charged for them); a worker still
+   * busy after it is terminated and replaced.
+   */
   taskTimeoutMs?: number;
+  /**
+   * Tasks sent to a worker in one message, and answered in one: every message wakes the other
+   * thread, and on two cores those wake-ups and the interleaving of two files in one worker
+   * showed in a folder scan (the benchmark folder: 0.76 s one file per message, about 0.70 s
+   * eight per message; docs/PERFORMANCE.md). Default 1, for callers that want each answer as
+   * soon as it exists (the daemon).
+   */
+  batch?: number;
+  /**
+   * How long a worker may hold tasks without starting one before it counts as stuck and is
+   * replaced. Default: the task limit, and at least 10 s (a worker starting on a busy machine).
+   */
+  startTimeoutMs?: number;
+  /** The worker script; the built dist/detect-worker.js unless a test brings its own. */
+  workerUrl?: URL;
 }
 
 export class DetectPool {
@@ -82,9 +109,16 @@ export class DetectPool {
   private nextId = 1;
   private closed = false;
   private readonly taskTimeoutMs: number;
+  private readonly batch: number;
+  private readonly startTimeoutMs: number;
+  private readonly workerUrl: URL;
+  private watchdog?: NodeJS.Timeout;
 
   constructor(options: PoolOptions) {
     this.taskTimeoutMs = options.taskTimeoutMs ?? 120_000;
+    this.batch = Math.max(1, options.batch ?? 1);
+    this.startTimeoutMs = options.startTimeoutMs ?? Math.max(this.taskTimeoutMs, 10_000);
+    this.workerUrl = options.workerUrl ?? workerUrl();
     for (let i = 0; i < Math.max(1, options.size); i++) this.slots.push(this.spawn());
   }
 
@@ -102,6 +136,7 @@ export class DetectPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.stopWatchdog();
     const stopped = (p: Pending) =>
       p.reject(new PoolTaskError({ type: 'cancelled', message: `${p.task.source}: not checked, the run was stopped.` }, false));
     for (const pending of this.queue.splice(0)) stopped(pending);
@@ -110,9 +145,10 @@ export class DetectPool {
   }
 
   private spawn(): Slot {
-    const worker = new Worker(workerUrl());
-    const slot: Slot = { worker, inFlight: new Map() };
-    worker.on('message', (reply: WorkerReply) => this.finish(slot, reply));
+    const shared = new SharedArrayBuffer(8 * PROGRESS_SLOTS);
+    const worker = new Worker(this.workerUrl, { workerData: { progress: shared } });
+    const slot: Slot = { worker, inFlight: new Map(), batches: 0, progress: new BigInt64Array(shared), lastContactMs: progressClock() };
+    worker.on('message', (replies: WorkerReply[]) => this.finish(slot, replies));
     worker.on('error', (err) => this.lose(slot, `the worker failed: ${err.message}`));
     worker.on('exit', (code) => {
       if (!this.closed) this.lose(slot, `the worker exited with code ${code}`);
@@ -123,25 +159,69 @@ export class DetectPool {
   }
 
   private dispatch(): void {
-    for (;;) {
-      const next = this.queue[0];
-      if (!next) return;
+    while (this.queue.length) {
       // The least loaded worker, if any has room.
-      const slot = this.slots.reduce((a, b) => (b.inFlight.size < a.inFlight.size ? b : a));
-      if (slot.inFlight.size >= TASKS_PER_WORKER) return;
-      this.queue.shift();
-      slot.inFlight.set(next.task.id, next);
+      const slot = this.slots.reduce((a, b) => (b.batches < a.batches || (b.batches === a.batches && b.inFlight.size < a.inFlight.size) ? b : a));
+      if (slot.batches >= BATCHES_PER_WORKER) return;
+      const batch = this.queue.splice(0, this.batch);
+      const transfer: ArrayBuffer[] = [];
+      for (const pending of batch) {
+        slot.inFlight.set(pending.task.id, pending);
+        const moved = transferable(pending.task.bytes);
+        if (moved) {
+          transfer.push(...moved);
+          pending.transferred = true;
+        }
+      }
+      slot.batches++;
+      slot.lastContactMs = progressClock();
       slot.worker.ref();
-      next.timer = setTimeout(() => this.timeout(slot, next), this.taskTimeoutMs);
-      slot.worker.postMessage(next.task, transferable(next.task.bytes));
+      slot.worker.postMessage(
+        batch.map((p) => p.task),
+        transfer,
+      );
     }
+    this.startWatchdog();
+  }
+
+  /** The task a worker is on right now, if it is one of this slot's. */
+  private running(slot: Slot): { pending: Pending; startedMs: number } | undefined {
+    const id = Number(Atomics.load(slot.progress, PROGRESS_TASK)); // the id first: see drain()
+    const startedMs = Number(Atomics.load(slot.progress, PROGRESS_STARTED_MS));
+    const pending = slot.inFlight.get(id);
+    return pending ? { pending, startedMs } : undefined;
+  }
+
+  /**
+   * One timer for the pool, running only while tasks are out: it times each worker's current
+   * task from its real start, so files waiting behind others in a batch never count those
+   * others' time. A worker that holds tasks but starts none of them for as long (stuck before
+   * its first task, say) is replaced as lost.
+   */
+  private startWatchdog(): void {
+    if (this.watchdog || this.closed || !this.slots.some((slot) => slot.inFlight.size)) return;
+    const every = Math.min(1000, Math.max(1, Math.floor(Math.min(this.taskTimeoutMs, this.startTimeoutMs) / 4)));
+    this.watchdog = setInterval(() => {
+      for (const slot of [...this.slots]) {
+        if (!slot.inFlight.size) continue;
+        const now = this.running(slot);
+        if (now && progressClock() - now.startedMs > this.taskTimeoutMs) this.timeout(slot, now.pending);
+        else if (!now && progressClock() - slot.lastContactMs > this.startTimeoutMs) this.lose(slot, 'the worker stopped answering');
+      }
+      if (!this.slots.some((slot) => slot.inFlight.size)) this.stopWatchdog();
+    }, every);
+    this.watchdog.unref();
+  }
+
+  private stopWatchdog(): void {
+    clearInterval(this.watchdog);
+    this.watchdog = undefined;
   }
 
   private take(slot: Slot, id: number): Pending | undefined {
     const pending = slot.inFlight.get(id);
     if (!pending) return undefined;
     slot.inFlight.delete(id);
-    clearTimeout(pending.timer);
     if (slot.inFlight.size === 0) slot.worker.unref();
     return pending;
   }
@@ -150,11 +230,15 @@ export class DetectPool {
     return [...slot.inFlight.keys()].flatMap((id) => this.take(slot, id) ?? []);
   }
 
-  private finish(slot: Slot, reply: WorkerReply): void {
-    const pending = this.take(slot, reply.id);
-    if (!pending) return;
-    if (reply.ok) pending.resolve({ result: reply.result, hints: reply.hints, details: reply.details });
-    else pending.reject(new PoolTaskError(reply.error, reply.inputError));
+  private finish(slot: Slot, replies: WorkerReply[]): void {
+    slot.batches = Math.max(0, slot.batches - 1);
+    slot.lastContactMs = progressClock();
+    for (const reply of replies) {
+      const pending = this.take(slot, reply.id);
+      if (!pending) continue;
+      if (reply.ok) pending.resolve({ result: reply.result, hints: reply.hints, details: reply.details });
+      else pending.reject(new PoolTaskError(reply.error, reply.inputError));
+    }
     this.dispatch();
   }
 
@@ -167,24 +251,22 @@ export class DetectPool {
   }
 
   /**
-   * Tasks that were on a worker that died or was replaced go back to the front of the queue:
-   * the one at fault is not known, and innocent files must not be lost. A task caught in that
-   * twice fails, so a file that kills workers cannot loop.
+   * A worker died. The task it was running is the suspect: it goes back to the front of the
+   * queue counted as an attempt, and fails after MAX_ATTEMPTS, so a file that kills workers
+   * cannot loop. The others in its batches were waiting (or done but not yet answered) and go
+   * back uncounted. A worker that died outside any task (it could not start, say) leaves no
+   * suspect, and then every task it held counts the attempt, so a broken worker cannot loop
+   * either.
    */
-  private requeue(orphans: Pending[], why: string): void {
-    for (const pending of orphans.reverse()) {
-      if (++pending.attempts >= MAX_ATTEMPTS) {
-        pending.reject(new PoolTaskError({ type: 'internal_error', message: `${pending.task.source}: ${why}.` }, false));
-      } else {
-        this.queue.unshift(pending);
-      }
-    }
-  }
-
   private lose(slot: Slot, why: string): void {
+    const suspect = this.running(slot)?.pending;
     const orphans = this.takeAll(slot);
     this.replace(slot);
-    this.requeue(orphans, why);
+    for (const pending of orphans.reverse()) {
+      const counts = !suspect || pending === suspect;
+      if (counts && ++pending.attempts >= MAX_ATTEMPTS) this.fail(pending, `${pending.task.source}: ${why}.`);
+      else this.retry(pending, why);
+    }
     this.dispatch();
   }
 
@@ -199,7 +281,17 @@ export class DetectPool {
       ),
     );
     // The others were only waiting behind it: they go back, not counted as an attempt.
-    for (const pending of others.reverse()) this.queue.unshift(pending);
+    for (const pending of others.reverse()) this.retry(pending, 'its worker was replaced');
     this.dispatch();
+  }
+
+  /** Back to the front of the queue; a task whose bytes went to the lost worker cannot go back. */
+  private retry(pending: Pending, why: string): void {
+    if (pending.transferred) this.fail(pending, `${pending.task.source}: not checked: ${why}, and the bytes sent to it went with it.`);
+    else this.queue.unshift(pending);
+  }
+
+  private fail(pending: Pending, message: string): void {
+    pending.reject(new PoolTaskError({ type: 'internal_error', message }, false));
   }
 }

@@ -1,0 +1,2 @@
+// A worker that cannot start: the pool must fail its tasks, not respawn it forever.
+throw new Error('this worker cannot start');

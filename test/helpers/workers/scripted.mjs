@@ -1,0 +1,42 @@
+// A stand-in for dist/detect-worker.js that speaks the pool's protocol (src/engine/pool-protocol.ts)
+// and does what each task's `source` says, so test/pool-protocol.test.ts can drive the pool's
+// batching, time limits and crash handling with real threads:
+//   "ok:<name>"   answer at once          "slow:<ms>"  busy for <ms>, then answer
+//   "hang"        never answer            "crash"      end the thread with exit code 3
+import { parentPort, workerData } from 'node:worker_threads';
+
+const progress = new BigInt64Array(workerData.progress);
+const clock = () => Math.round(performance.timeOrigin + performance.now());
+const waiting = [];
+let draining = false;
+
+async function run(task) {
+  const [kind, arg] = task.source.split(':');
+  if (kind === 'crash') process.exit(3);
+  if (kind === 'hang') await new Promise(() => {});
+  if (kind === 'slow') {
+    const until = Date.now() + Number(arg);
+    while (Date.now() < until); // busy, as a file being read and hashed is
+  }
+  return { id: task.id, ok: true, result: { id: `chk_${task.source}` } };
+}
+
+async function drain() {
+  draining = true;
+  while (waiting.length) {
+    const replies = [];
+    for (const task of waiting.shift()) {
+      Atomics.store(progress, 1, BigInt(clock()));
+      Atomics.store(progress, 0, BigInt(task.id));
+      replies.push(await run(task));
+    }
+    Atomics.store(progress, 0, 0n);
+    parentPort.postMessage(replies);
+  }
+  draining = false;
+}
+
+parentPort.on('message', (batch) => {
+  waiting.push(batch);
+  if (!draining) void drain();
+});

@@ -1,0 +1,80 @@
+// The pool's batching, per-task time limit and crash handling, driven with real worker threads
+// running scripted stand-ins for the detect worker (test/helpers/workers/).
+import { afterEach, describe, expect, it } from 'vitest';
+import { DetectPool, PoolTaskError } from '../src/engine/pool.js';
+
+const worker = (name: string) => new URL(`./helpers/workers/${name}.mjs`, import.meta.url);
+const pools: DetectPool[] = [];
+function pool(options: { size?: number; batch?: number; taskTimeoutMs?: number; startTimeoutMs?: number; script?: string }): DetectPool {
+  const p = new DetectPool({ size: options.size ?? 1, batch: options.batch, taskTimeoutMs: options.taskTimeoutMs, startTimeoutMs: options.startTimeoutMs, workerUrl: worker(options.script ?? 'scripted') });
+  pools.push(p);
+  return p;
+}
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((p) => p.close()));
+});
+
+/**
+ * Settles every task; a rejection becomes its PoolTaskError's info. Tasks are paths (which a
+ * new worker can read again) unless `bytes`, whose memory moves to the worker it is sent to.
+ */
+async function settle(p: DetectPool, sources: string[], bytes = false) {
+  return Promise.all(
+    sources.map((source) =>
+      p.run(bytes ? { source, bytes: new Uint8Array(8) } : { source, path: `/scripted/${source}` }).then(
+        (checked) => ({ ok: (checked.result as { id: string }).id }),
+        (err: PoolTaskError) => ({ error: err.info }),
+      ),
+    ),
+  );
+}
+
+describe('DetectPool batches', () => {
+  it('answers every task of a batch, in any batch size', async () => {
+    for (const batch of [1, 3, 8]) {
+      const sources = Array.from({ length: 20 }, (_, i) => `ok:${i}`);
+      expect(await settle(pool({ size: 2, batch }), sources)).toEqual(sources.map((s) => ({ ok: `chk_${s}` })));
+    }
+  });
+
+  it('times each task from its own start: eight 120 ms tasks in one batch pass a 300 ms limit', async () => {
+    const sources = Array.from({ length: 8 }, () => 'slow:120');
+    const results = await settle(pool({ batch: 8, taskTimeoutMs: 300 }), sources);
+    expect(results.every((r) => 'ok' in r)).toBe(true);
+  });
+
+  it('a task over the limit fails as a timeout; its batch-mates are answered by a new worker', async () => {
+    const results = await settle(pool({ batch: 4, taskTimeoutMs: 200 }), ['ok:a', 'hang', 'ok:b', 'ok:c']);
+    expect(results[0]).toEqual({ ok: 'chk_ok:a' });
+    expect(results[1]).toMatchObject({ error: { type: 'timeout' } });
+    expect(results[2]).toEqual({ ok: 'chk_ok:b' });
+    expect(results[3]).toEqual({ ok: 'chk_ok:c' });
+  });
+});
+
+describe('DetectPool when a worker dies', () => {
+  it('blames only the task it was running: that one fails after two crashes, the rest are answered', async () => {
+    const results = await settle(pool({ batch: 4 }), ['ok:a', 'crash', 'ok:b', 'ok:c', 'ok:d']);
+    expect(results[1]).toMatchObject({ error: { type: 'internal_error', message: 'crash: the worker exited with code 3.' } });
+    for (const i of [0, 2, 3, 4]) expect(results[i]).toHaveProperty('ok');
+  });
+
+  it('cannot retry a file whose bytes were moved to the worker that died: it fails, saying so', async () => {
+    const results = await settle(pool({ batch: 4 }), ['ok:a', 'crash', 'ok:b'], true);
+    expect(results[0]).toEqual({ ok: 'chk_ok:a' }); // answered before the crash
+    expect(results[1]).toMatchObject({ error: { type: 'internal_error', message: 'crash: not checked: the worker exited with code 3, and the bytes sent to it went with it.' } });
+    expect(results[2]).toMatchObject({ error: { type: 'internal_error', message: expect.stringMatching(/^ok:b: not checked: .*went with it\.$/) } });
+  });
+
+  it('fails the tasks of a worker that cannot start instead of starting it forever', async () => {
+    const results = await settle(pool({ size: 2, script: 'broken' }), ['ok:a', 'ok:b', 'ok:c']);
+    for (const r of results) expect(r).toMatchObject({ error: { type: 'internal_error', message: expect.stringMatching(/the worker failed: this worker cannot start/) } });
+  });
+
+  it('replaces a worker that takes tasks but starts none, and fails them after two tries', async () => {
+    const started = Date.now();
+    const results = await settle(pool({ script: 'deaf', taskTimeoutMs: 150, startTimeoutMs: 150 }), ['ok:a', 'ok:b']);
+    for (const r of results) expect(r).toMatchObject({ error: { type: 'internal_error', message: expect.stringMatching(/the worker stopped answering/) } });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});

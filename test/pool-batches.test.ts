@@ -37,10 +37,26 @@ describe('DetectPool batches', () => {
     }
   });
 
-  it('times each task from its own start: eight 120 ms tasks in one batch pass a 300 ms limit', async () => {
-    const sources = Array.from({ length: 8 }, () => 'slow:120');
-    const results = await settle(pool({ batch: 8, taskTimeoutMs: 300 }), sources);
-    expect(results.every((r) => 'ok' in r)).toBe(true);
+  it('sends fast files several at a time and slow files one at a time', async () => {
+    const sizes = async (sources: string[]) => {
+      const p = pool({ size: 2, batch: 8 });
+      const done = await Promise.all(sources.map((source) => p.run({ source, path: `/scripted/${source}` })));
+      return done.map((c) => (c.result as unknown as { batch: number }).batch);
+    };
+    const fast = await sizes(Array.from({ length: 200 }, (_, i) => `ok:${i}`));
+    expect(Math.max(...fast)).toBe(8); // under a millisecond each: full batches
+    const slow = await sizes(Array.from({ length: 12 }, () => 'slow:60'));
+    // 60 ms each is past the 20 ms a batch should take: once the pool has seen one, one at a time.
+    expect(slow.slice(4).every((n) => n === 1)).toBe(true);
+  });
+
+  it('times each task from its own start: 120 ms tasks queued behind each other pass a 200 ms limit', async () => {
+    // One worker holds two batches at once, so the second file of each pair waits 120 ms for the
+    // first: timed from when it was sent, it would pass the limit.
+    for (const batch of [1, 8]) {
+      const results = await settle(pool({ batch, taskTimeoutMs: 200 }), Array.from({ length: 4 }, () => 'slow:120'));
+      expect(results.every((r) => 'ok' in r)).toBe(true);
+    }
   });
 
   it('a task over the limit fails as a timeout; its batch-mates are answered by a new worker', async () => {

@@ -37,6 +37,10 @@ interface Slot {
   progress: BigInt64Array;
   /** When work was last sent to or answered by this worker (progressClock()). */
   lastContactMs: number;
+  /** When each unanswered batch was sent, oldest first (the worker answers them in order). */
+  sentMs: number[];
+  /** When the worker last answered a batch (or started). */
+  answeredMs: number;
 }
 
 /**
@@ -45,6 +49,13 @@ interface Slot {
  * workers idle a quarter of the time with one task at a time).
  */
 const BATCHES_PER_WORKER = 2;
+/**
+ * What one batch should take, about. Batches pay off for small files (a camera JPEG takes under
+ * a millisecond), while for large ones (a video taking seconds) they would only leave one worker
+ * with several files at the end of a run and the other idle. So the batch size follows the time
+ * files have been taking: up to PoolOptions.batch files, as many as fit in this.
+ */
+const BATCH_TARGET_MS = 20;
 /** A task that was running when its worker crashed, twice, fails instead of running a third time. */
 const MAX_ATTEMPTS = 2;
 
@@ -90,8 +101,9 @@ export interface PoolOptions {
    * Tasks sent to a worker in one message, and answered in one: every message wakes the other
    * thread, and on two cores those wake-ups and the interleaving of two files in one worker
    * showed in a folder scan (the benchmark folder: 0.76 s one file per message, about 0.70 s
-   * eight per message; docs/PERFORMANCE.md). Default 1, for callers that want each answer as
-   * soon as it exists (the daemon).
+   * eight per message; docs/PERFORMANCE.md). This is the most; fewer go when files have been
+   * taking long (BATCH_TARGET_MS). Default 1, for callers that want each answer as soon as it
+   * exists (the daemon).
    */
   batch?: number;
   /**
@@ -113,6 +125,8 @@ export class DetectPool {
   private readonly startTimeoutMs: number;
   private readonly workerUrl: URL;
   private watchdog?: NodeJS.Timeout;
+  /** Recent time per task, from batch round trips (moving average); undefined before any. */
+  private msPerTask?: number;
 
   constructor(options: PoolOptions) {
     this.taskTimeoutMs = options.taskTimeoutMs ?? 120_000;
@@ -147,7 +161,7 @@ export class DetectPool {
   private spawn(): Slot {
     const shared = new SharedArrayBuffer(8 * PROGRESS_SLOTS);
     const worker = new Worker(this.workerUrl, { workerData: { progress: shared } });
-    const slot: Slot = { worker, inFlight: new Map(), batches: 0, progress: new BigInt64Array(shared), lastContactMs: progressClock() };
+    const slot: Slot = { worker, inFlight: new Map(), batches: 0, progress: new BigInt64Array(shared), lastContactMs: progressClock(), sentMs: [], answeredMs: progressClock() };
     worker.on('message', (replies: WorkerReply[]) => this.finish(slot, replies));
     worker.on('error', (err) => this.lose(slot, `the worker failed: ${err.message}`));
     worker.on('exit', (code) => {
@@ -163,7 +177,7 @@ export class DetectPool {
       // The least loaded worker, if any has room.
       const slot = this.slots.reduce((a, b) => (b.batches < a.batches || (b.batches === a.batches && b.inFlight.size < a.inFlight.size) ? b : a));
       if (slot.batches >= BATCHES_PER_WORKER) return;
-      const batch = this.queue.splice(0, this.batch);
+      const batch = this.queue.splice(0, this.batchSize());
       const transfer: ArrayBuffer[] = [];
       for (const pending of batch) {
         slot.inFlight.set(pending.task.id, pending);
@@ -175,6 +189,7 @@ export class DetectPool {
       }
       slot.batches++;
       slot.lastContactMs = progressClock();
+      slot.sentMs.push(slot.lastContactMs);
       slot.worker.ref();
       slot.worker.postMessage(
         batch.map((p) => p.task),
@@ -230,9 +245,21 @@ export class DetectPool {
     return [...slot.inFlight.keys()].flatMap((id) => this.take(slot, id) ?? []);
   }
 
+  private batchSize(): number {
+    if (this.batch === 1 || this.msPerTask === undefined) return this.batch;
+    return Math.max(1, Math.min(this.batch, Math.floor(BATCH_TARGET_MS / Math.max(this.msPerTask, 0.01))));
+  }
+
   private finish(slot: Slot, replies: WorkerReply[]): void {
     slot.batches = Math.max(0, slot.batches - 1);
-    slot.lastContactMs = progressClock();
+    // The worker began this batch when it was sent or when it answered the one before, if later.
+    const now = progressClock();
+    const began = Math.max(slot.sentMs.shift() ?? now, slot.answeredMs);
+    slot.lastContactMs = slot.answeredMs = now;
+    if (replies.length) {
+      const perTask = (now - began) / replies.length;
+      this.msPerTask = this.msPerTask === undefined ? perTask : 0.7 * this.msPerTask + 0.3 * perTask;
+    }
     for (const reply of replies) {
       const pending = this.take(slot, reply.id);
       if (!pending) continue;

@@ -10,7 +10,7 @@ const clock = () => Math.round(performance.timeOrigin + performance.now());
 const waiting = [];
 let draining = false;
 
-async function run(task) {
+async function run(task, batchSize) {
   const [kind, arg] = task.source.split(':');
   if (kind === 'crash') process.exit(3);
   if (kind === 'hang') await new Promise(() => {});
@@ -18,17 +18,19 @@ async function run(task) {
     const until = Date.now() + Number(arg);
     while (Date.now() < until); // busy, as a file being read and hashed is
   }
-  return { id: task.id, ok: true, result: { id: `chk_${task.source}` } };
+  // The batch size rides along so a test can see how the pool grouped its tasks.
+  return { id: task.id, ok: true, result: { id: `chk_${task.source}`, batch: batchSize } };
 }
 
 async function drain() {
   draining = true;
   while (waiting.length) {
     const replies = [];
-    for (const task of waiting.shift()) {
+    const batch = waiting.shift();
+    for (const task of batch) {
       Atomics.store(progress, 1, BigInt(clock()));
       Atomics.store(progress, 0, BigInt(task.id));
-      replies.push(await run(task));
+      replies.push(await run(task, batch.length));
     }
     Atomics.store(progress, 0, 0n);
     parentPort.postMessage(replies);

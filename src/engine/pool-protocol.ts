@@ -13,9 +13,10 @@ export const PROGRESS_TASK = 0;
 export const PROGRESS_STARTED_MS = 1;
 export const PROGRESS_SLOTS = 2;
 
-/** Milliseconds on a clock every thread of the process reads alike. */
+/** Milliseconds on the system's monotonic clock, which every thread reads alike and which no
+ * change of the wall clock moves. */
 export function progressClock(): number {
-  return Math.round(performance.timeOrigin + performance.now());
+  return Number(process.hrtime.bigint() / 1_000_000n);
 }
 
 /** One file to check: a path the worker reads itself, or bytes already in memory (stdin). */

@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 
 const progress = new BigInt64Array(workerData.progress);
-const clock = () => Math.round(performance.timeOrigin + performance.now());
+const clock = () => Number(process.hrtime.bigint() / 1_000_000n); // as progressClock()
 const waiting = [];
 let draining = false;
 

@@ -7,6 +7,8 @@
 // with every offset checked against the EXIF block, so it never follows chains or loops. The
 // tests hold it to exifr's answers on the corpus and on our fixtures (test/exif-tags.test.ts).
 
+import { findJpegSegment } from '../engine/jpeg-segments.js';
+
 /** What the EXIF says; a field is undefined when the tag is absent or not of the usual type. */
 export interface CameraTags {
   make?: string;
@@ -61,32 +63,10 @@ export function readCameraTags(bytes: Uint8Array, type: string): CameraTags | un
  * of a truncated file ends the search.
  */
 export function jpegExifBlock(b: Uint8Array): Uint8Array | undefined {
-  if (b.length < 4 || b[0] !== 0xff || b[1] !== 0xd8) return undefined;
-  let p = 2;
-  while (p + 4 <= b.length) {
-    if (b[p] !== 0xff) return undefined; // not a marker: no more segments to read
-    const marker = b[p + 1]!;
-    if (marker === 0xff) {
-      p++; // fill byte
-      continue;
-    }
-    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
-      p += 2; // markers without a length
-      continue;
-    }
-    if (marker === 0xda || marker === 0xd9) return undefined; // image data: EXIF comes before it
-    const length = (b[p + 2]! << 8) | b[p + 3]!;
-    if (length < 2) return undefined;
-    const start = p + 4;
-    const end = p + 2 + length;
-    if (marker === 0xe1 && isExifHeader(b, start)) {
-      // A segment cut short by truncation still gives what it holds; offsets past the cut are
-      // then reported as damage by readTiff.
-      return b.subarray(start + 6, Math.min(end, b.length));
-    }
-    p = end;
-  }
-  return undefined;
+  const segment = findJpegSegment(b, ({ marker, start }) => marker === 0xe1 && isExifHeader(b, start));
+  // A segment cut short by truncation still gives what it holds; offsets past the cut are then
+  // reported as damage by readTiff.
+  return segment && b.subarray(segment.start + 6, segment.end);
 }
 
 function isExifHeader(b: Uint8Array, at: number): boolean {

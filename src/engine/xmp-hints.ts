@@ -2,6 +2,7 @@
 // Iptc4xmpExt:DigitalSourceType, which some generators write without any C2PA manifest.
 // XMP is plain metadata: anyone can write, change or strip it, so it is reported as a hint.
 // Works on bytes alone, so the local and the remote mode read it the same way.
+import { findJpegSegment } from './jpeg-segments.js';
 
 /** The `hints` object on the CLI's JSON lines. */
 export interface Hints {
@@ -37,29 +38,10 @@ function startsWith(b: Uint8Array, at: number, text: string): boolean {
 
 /** The standard XMP packet of a JPEG: the APP1 segment named `http://ns.adobe.com/xap/1.0/`. */
 export function jpegXmp(b: Uint8Array): string | undefined {
-  let p = 2;
-  while (p + 4 <= b.length) {
-    if (b[p] !== 0xff) return undefined;
-    const marker = b[p + 1]!;
-    if (marker === 0xff) {
-      p++; // fill byte
-      continue;
-    }
-    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
-      p += 2;
-      continue;
-    }
-    if (marker === 0xda || marker === 0xd9) return undefined; // image data: no more metadata
-    const len = (b[p + 2]! << 8) | b[p + 3]!;
-    if (len < 2) return undefined;
-    const start = p + 4;
-    const end = Math.min(b.length, p + 2 + len);
-    if (marker === 0xe1 && startsWith(b, start, XMP_APP1)) {
-      return utf8.decode(b.subarray(start + XMP_APP1.length, Math.min(end, start + XMP_APP1.length + MAX_PACKET)));
-    }
-    p += 2 + len;
-  }
-  return undefined;
+  const segment = findJpegSegment(b, ({ marker, start }) => marker === 0xe1 && startsWith(b, start, XMP_APP1));
+  if (!segment) return undefined;
+  const from = segment.start + XMP_APP1.length;
+  return utf8.decode(b.subarray(from, Math.min(segment.end, from + MAX_PACKET)));
 }
 
 /** The XMP packet of a PNG: the iTXt chunk with keyword `XML:com.adobe.xmp` (maybe compressed). */

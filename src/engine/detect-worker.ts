@@ -5,14 +5,14 @@ import { detailsOfResult } from '../detectors/c2pa-manifest.js';
 import { detect } from './detect.js';
 import { FileReader, type FileBytes } from './file-reader.js';
 import { InputError, inputErrorFrom } from './input-error.js';
-import { PROGRESS_SLOTS, PROGRESS_STARTED_MS, PROGRESS_TASK, progressClock, type WorkerReply, type WorkerTask } from './pool-protocol.js';
+import { markIdle, markTaskStarted, PROGRESS_BYTES, type WorkerReply, type WorkerTask } from './pool-protocol.js';
 import { readHints } from './xmp-hints.js';
 
 if (!parentPort) throw new Error('detect-worker must run as a worker thread');
 const port = parentPort;
 const files = new FileReader();
 // Shared with the pool (pool-protocol.ts); a worker started by hand gets a private one.
-const progress = new BigInt64Array((workerData as { progress?: SharedArrayBuffer } | undefined)?.progress ?? new SharedArrayBuffer(8 * PROGRESS_SLOTS));
+const progress = new BigInt64Array((workerData as { progress?: SharedArrayBuffer } | undefined)?.progress ?? new SharedArrayBuffer(PROGRESS_BYTES));
 
 async function handle(task: WorkerTask): Promise<WorkerReply> {
   let file: FileBytes | undefined;
@@ -56,13 +56,10 @@ async function drain(): Promise<void> {
     const batch = waiting.shift()!;
     const replies: WorkerReply[] = [];
     for (const task of batch) {
-      // The start before the id: the pool reads the id first, so it never pairs a new task with
-      // the previous task's start.
-      Atomics.store(progress, PROGRESS_STARTED_MS, BigInt(progressClock()));
-      Atomics.store(progress, PROGRESS_TASK, BigInt(task.id));
+      markTaskStarted(progress, task.id);
       replies.push(await handle(task));
     }
-    Atomics.store(progress, PROGRESS_TASK, 0n);
+    markIdle(progress);
     port.postMessage(replies);
   }
   draining = false;

@@ -9,14 +9,33 @@ import type { Hints } from './xmp-hints.js';
 // can time each task from its real start and knows which task a crashed worker was on.
 
 /** Layout of the shared progress buffer (BigInt64Array over a SharedArrayBuffer). */
-export const PROGRESS_TASK = 0;
-export const PROGRESS_STARTED_MS = 1;
-export const PROGRESS_SLOTS = 2;
+const PROGRESS_TASK = 0;
+const PROGRESS_STARTED_MS = 1;
+/** Bytes for one progress buffer. */
+export const PROGRESS_BYTES = 16;
 
 /** Milliseconds on the system's monotonic clock, which every thread reads alike and which no
  * change of the wall clock moves. */
 export function progressClock(): number {
   return Number(process.hrtime.bigint() / 1_000_000n);
+}
+
+/** Worker side: it starts task `id` now. The start is written before the id, and the pool reads
+ * the id first (runningTask), so it never pairs a new task with the previous one's start. */
+export function markTaskStarted(progress: BigInt64Array, id: number): void {
+  Atomics.store(progress, PROGRESS_STARTED_MS, BigInt(progressClock()));
+  Atomics.store(progress, PROGRESS_TASK, BigInt(id));
+}
+
+/** Worker side: between tasks. */
+export function markIdle(progress: BigInt64Array): void {
+  Atomics.store(progress, PROGRESS_TASK, 0n);
+}
+
+/** Pool side: the task a worker is on (0 when none) and since when. */
+export function runningTask(progress: BigInt64Array): { id: number; startedMs: number } {
+  const id = Number(Atomics.load(progress, PROGRESS_TASK));
+  return { id, startedMs: Number(Atomics.load(progress, PROGRESS_STARTED_MS)) };
 }
 
 /** One file to check: a path the worker reads itself, or bytes already in memory (stdin). */

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { ErrorInfo } from '../types.js';
 import type { DetectOptions } from './detect.js';
-import { PROGRESS_SLOTS, PROGRESS_STARTED_MS, PROGRESS_TASK, progressClock, type Checked, type WorkerReply, type WorkerTask } from './pool-protocol.js';
+import { PROGRESS_BYTES, progressClock, runningTask, type Checked, type WorkerReply, type WorkerTask } from './pool-protocol.js';
 
 /** A task that failed: `inputError` when the file could not be read, else a check failure. */
 export class PoolTaskError extends Error {
@@ -35,11 +35,9 @@ interface Slot {
   batches: number;
   /** Which task the worker is on and since when (pool-protocol.ts). */
   progress: BigInt64Array;
-  /** When work was last sent to or answered by this worker (progressClock()). */
-  lastContactMs: number;
   /** When each unanswered batch was sent, oldest first (the worker answers them in order). */
   sentMs: number[];
-  /** When the worker last answered a batch (or started). */
+  /** When the worker last answered a batch (or was started), on progressClock(). */
   answeredMs: number;
 }
 
@@ -159,9 +157,9 @@ export class DetectPool {
   }
 
   private spawn(): Slot {
-    const shared = new SharedArrayBuffer(8 * PROGRESS_SLOTS);
+    const shared = new SharedArrayBuffer(PROGRESS_BYTES);
     const worker = new Worker(this.workerUrl, { workerData: { progress: shared } });
-    const slot: Slot = { worker, inFlight: new Map(), batches: 0, progress: new BigInt64Array(shared), lastContactMs: progressClock(), sentMs: [], answeredMs: progressClock() };
+    const slot: Slot = { worker, inFlight: new Map(), batches: 0, progress: new BigInt64Array(shared), sentMs: [], answeredMs: progressClock() };
     worker.on('message', (replies: WorkerReply[]) => this.finish(slot, replies));
     worker.on('error', (err) => this.lose(slot, `the worker failed: ${err.message}`));
     worker.on('exit', (code) => {
@@ -188,8 +186,7 @@ export class DetectPool {
         }
       }
       slot.batches++;
-      slot.lastContactMs = progressClock();
-      slot.sentMs.push(slot.lastContactMs);
+      slot.sentMs.push(progressClock());
       slot.worker.ref();
       slot.worker.postMessage(
         batch.map((p) => p.task),
@@ -201,8 +198,7 @@ export class DetectPool {
 
   /** The task a worker is on right now, if it is one of this slot's. */
   private running(slot: Slot): { pending: Pending; startedMs: number } | undefined {
-    const id = Number(Atomics.load(slot.progress, PROGRESS_TASK)); // the id first: see drain()
-    const startedMs = Number(Atomics.load(slot.progress, PROGRESS_STARTED_MS));
+    const { id, startedMs } = runningTask(slot.progress);
     const pending = slot.inFlight.get(id);
     return pending ? { pending, startedMs } : undefined;
   }
@@ -221,7 +217,10 @@ export class DetectPool {
         if (!slot.inFlight.size) continue;
         const now = this.running(slot);
         if (now && progressClock() - now.startedMs > this.taskTimeoutMs) this.timeout(slot, now.pending);
-        else if (!now && progressClock() - slot.lastContactMs > this.startTimeoutMs) this.lose(slot, 'the worker stopped answering');
+        // Last contact: the latest batch sent (one is out while tasks are) or answer received.
+        else if (!now && progressClock() - Math.max(slot.sentMs.at(-1) ?? 0, slot.answeredMs) > this.startTimeoutMs) {
+          this.lose(slot, 'the worker stopped answering');
+        }
       }
       if (!this.slots.some((slot) => slot.inFlight.size)) this.stopWatchdog();
     }, every);
@@ -255,7 +254,7 @@ export class DetectPool {
     // The worker began this batch when it was sent or when it answered the one before, if later.
     const now = progressClock();
     const began = Math.max(slot.sentMs.shift() ?? now, slot.answeredMs);
-    slot.lastContactMs = slot.answeredMs = now;
+    slot.answeredMs = now;
     if (replies.length) {
       const perTask = (now - began) / replies.length;
       this.msPerTask = this.msPerTask === undefined ? perTask : 0.7 * this.msPerTask + 0.3 * perTask;

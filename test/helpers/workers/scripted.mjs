@@ -1,8 +1,10 @@
 // A stand-in for dist/detect-worker.js that speaks the pool's protocol (src/engine/pool-protocol.ts)
-// and does what each task's `source` says, so test/pool-protocol.test.ts can drive the pool's
+// and does what each task's `source` says, so test/pool-batches.test.ts can drive the pool's
 // batching, time limits and crash handling with real threads:
 //   "ok:<name>"   answer at once          "slow:<ms>"  busy for <ms>, then answer
 //   "hang"        never answer            "crash"      end the thread with exit code 3
+// A worker thread cannot load the TypeScript sources, so the progress writes below mirror
+// markTaskStarted / markIdle (start at index 1 before id at index 0; 0 when idle).
 import { parentPort, workerData } from 'node:worker_threads';
 
 const progress = new BigInt64Array(workerData.progress);

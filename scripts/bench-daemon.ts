@@ -1,19 +1,27 @@
 // `npm run bench:daemon`: the daemon's throughput and latency for a camera JPEG sent inline, at
-// 16 connections (autocannon, 127.0.0.1 only), beside the engine's in-process throughput on the
-// same file; then the daemon's RSS while 8 clients upload 25 MB files at once.
+// 16 connections (127.0.0.1 only), beside the engine's in-process throughput on the same file;
+// then the daemon's RSS while 8 clients upload 25 MB files at once.
+// The load comes from scripts/http-load.ts, which costs far less CPU than autocannon on the two
+// cores it shares with the daemon (`--generator autocannon` for comparison). Beside the daemon,
+// the same load against a bare node:http server that only receives the bodies: the transport
+// floor, from which the bench derives the most any daemon could reach on this machine.
 // Prints the figures and a Markdown table for docs/PERFORMANCE.md ("Daemon"). Needs a build
 // (dist/), which `npm run bench:daemon` runs first.
 //
-// Options: --file PATH (default: the shared corpus's iPhone JPEG, else a small synthetic one),
-//          --duration SECONDS (default 10), --connections N (default 16).
+// Options: --file PATH (default: the shared corpus's iPhone JPEG), --duration SECONDS (default
+//          10), --connections N (default 16), --generator http-load|autocannon.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
+import { decodeBase64Media } from '../src/daemon/detect-input.js';
+import { parseDetectJson, RawBase64 } from '../src/daemon/json-body.js';
 import { detect } from '../src/engine/detect.js';
+import { INLINE_MAX_BYTES } from '../src/types.js';
+import { runLoad, type LoadRequest } from './http-load.js';
 
 const ROOT = resolve('.');
 const BIN = join(ROOT, 'bin', 'provenance.js');
@@ -24,6 +32,8 @@ const opt = (name: string, fallback: string) => {
 };
 const duration = Number(opt('duration', '10'));
 const connections = Number(opt('connections', '16'));
+const generator = opt('generator', 'http-load');
+if (generator !== 'http-load' && generator !== 'autocannon') throw new Error(`--generator: http-load or autocannon, not ${generator}`);
 const corpusJpeg = join(ROOT, '..', 'shared', 'corpus', 'files', 'iphone6_hdr_NO.jpg');
 const file = opt('file', existsSync(corpusJpeg) ? corpusJpeg : '');
 if (!file) throw new Error('no camera JPEG: pass --file PATH');
@@ -34,8 +44,19 @@ function cli(dataDir: string, ...rest: string[]): any {
   return JSON.parse(execFileSync(process.execPath, [BIN, 'daemon', ...rest, '--data-dir', dataDir, '--json'], { encoding: 'utf8' }));
 }
 
-async function startDaemon(dataDir: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [BIN, 'daemon', 'start', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'ignore'] });
+interface Server {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+function startDaemon(dataDir: string): Promise<Server> {
+  return startServer([BIN, 'daemon', 'start', '--port', '0', '--data-dir', dataDir]);
+}
+
+/** Starts a server that prints `listening on URL` (the daemon, or the bare transport floor). */
+async function startServer(argv: string[]): Promise<Server> {
+  const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'ignore'] });
   let out = '';
   const url = await new Promise<string>((res, rej) => {
     child.stdout!.on('data', (d) => {
@@ -98,10 +119,63 @@ async function inProcessWorkers(size: number): Promise<number> {
   return done / duration;
 }
 
-/** CPU time (user + system) a process has used so far, from /proc (clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+/** CPU time (user + system) a process or thread has used so far, from /proc (ticks of 10 ms). */
+function cpuMs(pid: number, tid = pid): number {
+  const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** CPU of every thread of a process so far: its main thread, and all the others together. */
+function cpuSplit(pid: number): { main: number; others: number } {
+  let others = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      if (Number(tid) !== pid) others += cpuMs(pid, Number(tid));
+    } catch {
+      // a thread that ended between the listing and the read
+    }
+  }
+  return { main: cpuMs(pid), others };
+}
+
+interface Load {
+  requestsPerSecond: number;
+  answered: number;
+  ok: number;
+  failed: number;
+  p50: number;
+  p99: number;
+}
+
+/** `connections` clients cycling through `requests` for `seconds` (or `amount` answers). */
+async function load(url: string, requests: LoadRequest[], limit: { seconds: number } | { amount: number }): Promise<Load> {
+  if (generator === 'autocannon') {
+    const r = await autocannon({
+      url,
+      connections,
+      ...('seconds' in limit ? { duration: limit.seconds } : { amount: limit.amount }),
+      requests: requests.map((q) => ({ method: q.method as 'POST', path: q.path, headers: q.headers, body: q.body })),
+    });
+    return { requestsPerSecond: r.requests.average, answered: r.requests.total, ok: r['2xx'], failed: r.non2xx + r.errors, p50: r.latency.p50, p99: r.latency.p99 };
+  }
+  const r = await runLoad({ url, connections, requests, ...('seconds' in limit ? { durationMs: limit.seconds * 1000 } : { amount: limit.amount }) });
+  const ok = Object.entries(r.statuses).reduce((n, [status, count]) => n + (status.startsWith('2') ? count : 0), 0);
+  return { requestsPerSecond: r.requestsPerSecond, answered: r.answered, ok, failed: r.answered - ok + r.errors, p50: r.latencyMs.p50, p99: r.latencyMs.p99 };
+}
+
+/** What the daemon spends on one inline body before the engine sees it: finding `media` and decoding it. */
+function decodeMsPerBody(body: Buffer): number {
+  const into = Buffer.allocUnsafeSlow(INLINE_MAX_BYTES);
+  const once = () => {
+    const parsed = parseDetectJson(body) as { media: RawBase64 };
+    const decoded = decodeBase64Media(parsed.media.bytes, into);
+    if (!('bytes' in decoded)) throw new Error('the bench body did not decode');
+  };
+  for (let i = 0; i < 50; i++) once();
+  const runs = 500;
+  const start = performance.now();
+  for (let i = 0; i < runs; i++) once();
+  return (performance.now() - start) / runs;
 }
 
 function rssMb(pid: number): number {
@@ -119,23 +193,26 @@ async function main() {
     for (let i = 0; i < 63; i++) keys.push(cli(dataDir, 'keys', 'create', '--email', 'bench@example.test').key.value);
     const daemon = await startDaemon(dataDir);
     const workersUsed = Math.min(4, availableParallelism());
-    const body = JSON.stringify({ media: Buffer.from(bytes).toString('base64') });
+    const body = Buffer.from(JSON.stringify({ media: Buffer.from(bytes).toString('base64') }));
+    // One prebuilt request per key, cycled through: building a 2.5 MB request per call cost the
+    // load generator, on the same two cores, a third more CPU.
+    const requests: LoadRequest[] = keys.map((key) => ({
+      method: 'POST',
+      path: '/v1/detect',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body,
+    }));
 
-    const warm = await autocannon({ url: `${daemon.url}/v1/detect`, connections, amount: 64, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${keys[0]}` }, body });
-    if (warm.non2xx) throw new Error(`warm-up got ${warm.non2xx} non-2xx answers`);
-    // One prebuilt request per key, which autocannon cycles through: rebuilding a 2.5 MB request
-    // per call (setupRequest) cost the load generator, on the same two cores, a third more CPU.
-    const cpuBefore = { daemon: cpuMs(daemon.pid), bench: process.cpuUsage() };
-    const result = await autocannon({
-      url: `${daemon.url}/v1/detect`,
-      connections,
-      duration,
-      requests: keys.map((key) => ({ method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body })),
-    });
-    const benchCpu = process.cpuUsage(cpuBefore.bench);
+    const warm = await load(daemon.url, requests, { amount: 200 });
+    if (warm.failed) throw new Error(`warm-up got ${warm.failed} failed answers`);
+    const before = { daemon: cpuSplit(daemon.pid), bench: process.cpuUsage() };
+    const result = await load(daemon.url, requests, { seconds: duration });
+    const benchCpu = process.cpuUsage(before.bench);
+    const after = cpuSplit(daemon.pid);
     const perRequest = {
-      daemon: (cpuMs(daemon.pid) - cpuBefore.daemon) / result.requests.total,
-      loadGenerator: (benchCpu.user + benchCpu.system) / 1000 / result.requests.total,
+      daemonMain: (after.main - before.daemon.main) / result.answered,
+      daemonOthers: (after.others - before.daemon.others) / result.answered,
+      loadGenerator: (benchCpu.user + benchCpu.system) / 1000 / result.answered,
     };
     const rssAfterDetect = rssMb(daemon.pid);
     await daemon.stop();
@@ -167,25 +244,43 @@ async function main() {
     clearInterval(sampler);
     await fresh.stop();
 
+    // The transport floor: the same load against a server that only receives the bodies.
+    const bare = await startServer([join(ROOT, 'scripts', 'bare-http-server.mjs')]);
+    await load(bare.url, requests, { amount: 200 });
+    const bareBefore = { server: cpuMs(bare.pid), bench: process.cpuUsage() };
+    const bareResult = await load(bare.url, requests, { seconds: duration });
+    const bareBench = process.cpuUsage(bareBefore.bench);
+    const transportMs = (cpuMs(bare.pid) - bareBefore.server + (bareBench.user + bareBench.system) / 1000) / bareResult.answered;
+    await bare.stop();
+    const decodeMs = decodeMsPerBody(body);
+
     const serial = await inProcessSerial();
     const pooled = await inProcessWorkers(workersUsed);
-    const rps = result.requests.average;
+    const rps = result.requestsPerSecond;
+    const engineMs = 1000 / serial;
+    // Receiving, decoding and checking one request, with nothing else, on both cores fully used.
+    const ceiling = 2000 / (transportMs + decodeMs + engineMs);
+    const generatorName = generator === 'autocannon' ? 'autocannon' : 'scripts/http-load.ts';
     const lines = [
       `file: ${file} (${(bytes.length / MB).toFixed(2)} MB, sent inline as base64)`,
-      `machine: ${cpus()[0]?.model ?? 'unknown'}, ${availableParallelism()} cores, Node ${process.version}; daemon with ${workersUsed} detection workers`,
+      `machine: ${cpus()[0]?.model ?? 'unknown'}, ${availableParallelism()} cores, Node ${process.version}; daemon with ${workersUsed} detection workers; load from ${generatorName}`,
       '',
       '| measure | value |',
       '|---|---|',
       `| daemon, ${connections} connections, ${duration} s: requests/s | ${rps.toFixed(1)} |`,
-      `| daemon latency p50 / p99 | ${result.latency.p50} ms / ${result.latency.p99} ms |`,
-      `| daemon answers: 2xx / non-2xx / errors | ${result['2xx']} / ${result.non2xx} / ${result.errors} |`,
+      `| daemon latency p50 / p99 | ${result.p50.toFixed(0)} ms / ${result.p99.toFixed(0)} ms |`,
+      `| daemon answers: 2xx / failed | ${result.ok} / ${result.failed} |`,
       `| engine in-process, main thread, one at a time: files/s | ${serial.toFixed(1)} |`,
       `| engine in-process, ${workersUsed} worker threads, ${Math.max(workersUsed, Math.min(connections, 16))} in flight: files/s | ${pooled.toFixed(1)} |`,
-      `| daemon CPU per request (main thread and workers) | ${perRequest.daemon.toFixed(2)} ms |`,
-      `| load generator CPU per request (autocannon, same machine) | ${perRequest.loadGenerator.toFixed(2)} ms |`,
-      `| engine CPU per file in-process (1 / files/s, main thread) | ${(1000 / serial).toFixed(2)} ms |`,
       `| daemon / in-process (main thread) | ${((rps / serial) * 100).toFixed(0)} % |`,
       `| daemon / in-process (same worker count) | ${((rps / pooled) * 100).toFixed(0)} % |`,
+      `| daemon CPU per request: main thread / all other threads | ${perRequest.daemonMain.toFixed(2)} ms / ${perRequest.daemonOthers.toFixed(2)} ms |`,
+      `| load generator CPU per request (same machine) | ${perRequest.loadGenerator.toFixed(2)} ms |`,
+      `| engine CPU per file in-process (1 / files/s, main thread) | ${engineMs.toFixed(2)} ms |`,
+      `| transport floor: bare node:http server, same load: requests/s | ${bareResult.requestsPerSecond.toFixed(1)} |`,
+      `| transport floor: CPU per request, server and load generator together | ${transportMs.toFixed(2)} ms |`,
+      `| finding and decoding the base64 \`media\` of one body (in-process) | ${decodeMs.toFixed(2)} ms |`,
+      `| ceiling: 2 cores / (transport + decode + engine), no other work at all | ${ceiling.toFixed(0)} requests/s = ${((ceiling / serial) * 100).toFixed(0)} % of in-process |`,
       `| daemon RSS right after the detect load | ${rssAfterDetect.toFixed(0)} MB |`,
       `| daemon RSS idle (fresh start) | ${rssIdle.toFixed(0)} MB |`,
       `| daemon peak RSS, 8 clients uploading 25 MB at once (x3, ${uploaded}/24 accepted) | ${peak.toFixed(0)} MB |`,

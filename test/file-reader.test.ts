@@ -62,4 +62,21 @@ describe('FileReader', () => {
   it('reads what a non-regular file (a FIFO-like /dev/null) gives', () => {
     expect(new FileReader().read('/dev/null').bytes.length).toBe(readFileSync('/dev/null').length);
   });
+
+  it('copies bytes lent over shared memory, so later writes there do not reach the copy', () => {
+    const reader = new FileReader();
+    const shared = Buffer.from(new SharedArrayBuffer(1 << 20));
+    shared.set(filled(500_000, 3));
+    const lent = shared.subarray(0, 500_000);
+    const copy = reader.copy(lent);
+    expect(copy.bytes.buffer).not.toBe(shared.buffer);
+    expect(copy.bytes.buffer).toBeInstanceOf(ArrayBuffer);
+    shared.fill(0);
+    expect(Buffer.from(copy.bytes).equals(Buffer.from(filled(500_000, 3)))).toBe(true);
+    copy.release();
+    // The released copy's buffer serves the next read or copy.
+    const next = reader.copy(shared.subarray(0, 1000));
+    expect(next.bytes.buffer).toBe(copy.bytes.buffer);
+    expect(next.bytes.every((b) => b === 0)).toBe(true);
+  });
 });

@@ -4,12 +4,13 @@
 // import would make every `provenance check` load them at start.
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { Accounts } from './accounts.js';
+import { BufferPool } from './buffer-pool.js';
 import { BurstLimiter } from './burst.js';
 import type { Services } from './context.js';
 import { createDetectRunner, type PoolOptions } from './detect-pool.js';
 import { installErrorHandling } from './error-handler.js';
 import type { Resolver } from './fetch-media.js';
-import { SMALL_BODY, UPLOAD_TTL_MS } from './limits.js';
+import { DETECT_JSON_MAX_BODY, INLINE_MAX_BYTES, SMALL_BODY, UPLOAD_TTL_MS } from './limits.js';
 import { Quota } from './quota.js';
 import { adminRoutes } from './routes/admin.js';
 import { detectRoute } from './routes/detect.js';
@@ -22,6 +23,9 @@ import { openStore, type StoreOptions } from './store.js';
 import { systemClock, type Clock } from './time.js';
 import { Uploads } from './uploads.js';
 import './context.js';
+
+/** Idle buffers kept per pool: as many as the bench's 16 connections keep in flight. */
+const KEEP_BUFFERS = 16;
 
 export interface AppOptions {
   dataDir: string;
@@ -98,6 +102,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     burst: new BurstLimiter(),
     uploads: new Uploads(options.dataDir, store, now, options.uploadTtlMs ?? UPLOAD_TTL_MS),
     pool: await createDetectRunner({ size: options.workers, trustAnchorsPem: options.trustAnchorsPem }),
+    // Up to 16 idle buffers each (about 150 MB if 16 inline requests ever ran at once; pages
+    // never written stay unmapped), shared memory for the decoded files the workers read.
+    buffers: {
+      body: new BufferPool(DETECT_JSON_MAX_BODY, KEEP_BUFFERS),
+      media: new BufferPool(INLINE_MAX_BYTES, KEEP_BUFFERS, true),
+    },
     now,
     allowPrivateUrls: options.allowPrivateUrls ?? false,
     resolver: options.resolver,

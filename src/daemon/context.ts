@@ -2,6 +2,7 @@
 // Declared once here so every route and hook agrees on names and types.
 import type { AccountRecord } from './api-types.js';
 import type { Accounts } from './accounts.js';
+import type { BufferPool, Lease } from './buffer-pool.js';
 import type { BurstLimiter, BurstState } from './burst.js';
 import type { DetectRunner } from './detect-pool.js';
 import type { Resolver } from './fetch-media.js';
@@ -17,6 +18,8 @@ export interface Services {
   burst: BurstLimiter;
   uploads: Uploads;
   pool: DetectRunner;
+  /** Reused buffers for inline detect requests: JSON bodies, and decoded files the workers read. */
+  buffers: { body: BufferPool; media: BufferPool };
   now: Clock;
   allowPrivateUrls: boolean;
   resolver?: Resolver;
@@ -35,6 +38,8 @@ declare module 'fastify' {
     auth: { key: StoredKey; account: AccountRecord } | null;
     burstState: BurstState | null;
     reservation: Reservation | null;
+    /** The pooled buffer a JSON detect body was read into, held until its media is decoded. */
+    bodyLease: Lease | null;
   }
   interface FastifyInstance {
     services: Services;

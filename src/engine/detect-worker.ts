@@ -20,11 +20,12 @@ async function handle(task: WorkerTask): Promise<WorkerReply> {
     try {
       // A worker has nothing else to do while it reads, so a blocking read is the cheap one: no
       // thread-pool round trip per file (measured in docs/PERFORMANCE.md).
-      file = task.bytes ? undefined : files.read(task.path!);
+      if (!task.bytes) file = files.read(task.path!);
+      else if (task.bytes.buffer instanceof SharedArrayBuffer) file = files.copy(task.bytes);
     } catch (err) {
       throw inputErrorFrom(err, task.source);
     }
-    const bytes = task.bytes ?? file!.bytes;
+    const bytes = file?.bytes ?? task.bytes!;
     const result = await detect(bytes, task.options);
     const hints = task.hints ? await readHints(bytes) : undefined;
     // Nothing in the reply refers to the bytes (c2pa-rs copies them into its own memory), so the

@@ -30,18 +30,33 @@ export class FileReader {
         if (n === 0) break; // the file shrank since fstat: what is there is what it holds
         length += n;
       }
-      let released = false;
-      return {
-        bytes: buffer.subarray(0, length),
-        release: () => {
-          if (released) return;
-          released = true;
-          this.spare.push(buffer);
-        },
-      };
+      return this.lend(buffer, length);
     } finally {
       closeSync(fd);
     }
+  }
+
+  /**
+   * A private copy of bytes the worker was lent rather than given: a view on shared memory that
+   * the daemon uses again for its next request once this one is answered or timed out.
+   */
+  copy(bytes: Uint8Array): FileBytes {
+    if (bytes.length > REUSE_MAX_BYTES) return { bytes: Uint8Array.prototype.slice.call(bytes), release: () => {} };
+    const buffer = this.take(bytes.length);
+    buffer.set(bytes);
+    return this.lend(buffer, bytes.length);
+  }
+
+  private lend(buffer: Buffer, length: number): FileBytes {
+    let released = false;
+    return {
+      bytes: buffer.subarray(0, length),
+      release: () => {
+        if (released) return;
+        released = true;
+        this.spare.push(buffer);
+      },
+    };
   }
 
   private take(size: number): Buffer {

@@ -38,7 +38,10 @@ export function runningTask(progress: BigInt64Array): { id: number; startedMs: n
   return { id, startedMs: Number(Atomics.load(progress, PROGRESS_STARTED_MS)) };
 }
 
-/** One file to check: a path the worker reads itself, or bytes already in memory (stdin). */
+/**
+ * One file to check: a path the worker reads itself, or bytes already in memory (stdin, a
+ * daemon request). Bytes over a SharedArrayBuffer are only lent: the worker copies them first.
+ */
 export interface WorkerTask {
   id: number;
   source: string;

@@ -1,11 +1,13 @@
 // POST /v1/detect. Order of checks exactly as CONTRACT: authenticate -> burst limit (both
 // onRequest, before the body is read) -> validate body -> reserve one call -> load media ->
 // run checks. Every response with an authenticated key carries the quota and burst headers.
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateHook, burstHook } from '../auth.js';
 import { parseJsonDetect, readMultipartDetect, type DetectInput } from '../detect-input.js';
 import { ApiError } from '../errors.js';
-import { parseDetectJson } from '../json-body.js';
+import { parseDetectJson, RawBase64 } from '../json-body.js';
+import { readPooledBody } from '../pooled-body.js';
 import { DownloadError, fetchMedia } from '../fetch-media.js';
 import { DETECT_JSON_MAX_BODY, DETECT_MULTIPART_MAX_BODY, INLINE_MAX_BYTES, tooLargeMessage } from '../limits.js';
 import { limitsOf } from '../plans.js';
@@ -17,6 +19,8 @@ const errorResponse = (description: string) => ({ ...errorSchema, description, h
 export async function detectRoute(app: FastifyInstance): Promise<void> {
   const services = app.services;
   const { quota, store, pool } = services;
+  const { body: bodyBuffers, media: mediaBuffers } = services.buffers;
+  app.decorateRequest('bodyLease', null);
 
   /** Writes X-Quota-* and RateLimit-* on every response of an authenticated request. */
   async function limitHeadersHook(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -66,16 +70,30 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
   }
 
   // This plugin's own JSON parser (fastify keeps parsers per plugin context): see json-body.ts.
+  // The body arrives in a pooled buffer (buffer-pool.ts), which the parsed object may still
+  // point into (a large `media` value) until the handler has decoded it.
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: DETECT_JSON_MAX_BODY }, (_request, body, done) => {
-    const raw = body as Buffer;
-    if (raw.length === 0) return done(new ApiError('invalid_request', 'The JSON body is empty.'), undefined);
-    try {
-      done(null, parseDetectJson(raw));
-    } catch {
-      done(new ApiError('invalid_request', 'The body is not valid JSON.'), undefined);
+  app.addContentTypeParser('application/json', async (request: FastifyRequest, payload: IncomingMessage) => {
+    const body = await readPooledBody(payload, DETECT_JSON_MAX_BODY, bodyBuffers);
+    if (body.bytes.length === 0) {
+      body.lease.release();
+      throw new ApiError('invalid_request', 'The JSON body is empty.');
     }
+    let parsed: unknown;
+    try {
+      parsed = parseDetectJson(body.bytes);
+    } catch {
+      body.lease.release();
+      throw new ApiError('invalid_request', 'The body is not valid JSON.');
+    }
+    if ((parsed as { media?: unknown }).media instanceof RawBase64) request.bodyLease = body.lease;
+    else body.lease.release();
+    return parsed;
   });
+  /** The handler releases the body once decoded; this covers a request that never got there. */
+  async function releaseBody(request: FastifyRequest): Promise<void> {
+    request.bodyLease?.release();
+  }
 
   app.post(
     '/v1/detect',
@@ -88,6 +106,7 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
       onRequest: [authenticateHook(services), burstHook(services)],
       preParsing: multipartLength,
       onSend: limitHeadersHook,
+      onResponse: releaseBody,
       schema: {
         summary: 'Run detectors on one file',
         description:
@@ -113,35 +132,50 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const input = request.isMultipart() ? await readMultipartDetect(request) : parseJsonDetect(request.body);
-      const reservation = quota.reserve(request.auth!.account);
-      request.reservation = reservation;
-      let bytes: Uint8Array;
+      let input: DetectInput;
       try {
-        bytes = await loadMedia(input, request);
-      } catch (err) {
-        if (err instanceof DownloadError) {
-          // SPEC 8.1 rule 3: the download step was reached, so the call stays spent.
-          await store.commit();
-          throw err.kind === 'too_large'
-            ? new ApiError('media_too_large', err.message, 'url')
-            : new ApiError('download_failed', err.message, 'url');
-        }
-        // The request itself made the media unloadable (oversize inline file, unknown upload).
-        quota.release(reservation);
-        store.commit().catch((e) => request.log.error({ err: e }, 'store write failed'));
-        throw err;
+        input = request.isMultipart() ? await readMultipartDetect(request) : parseJsonDetect(request.body, () => mediaBuffers.take());
+      } finally {
+        request.bodyLease?.release();
       }
+      const lease = input.source.kind === 'file' ? input.source.lease : undefined;
       try {
-        const result = await pool.detect(bytes, input.checks);
-        // The counted call is on disk before its 200 leaves.
-        await store.commit();
-        return result;
-      } catch (err) {
-        quota.release(reservation);
-        store.commit().catch((e) => request.log.error({ err: e }, 'store write failed'));
-        throw err;
+        return await run(request, input);
+      } finally {
+        lease?.release();
       }
     },
   );
+
+  /** Reserve one call -> load media -> run checks (CONTRACT's order after validation). */
+  async function run(request: FastifyRequest, input: DetectInput) {
+    const reservation = quota.reserve(request.auth!.account);
+    request.reservation = reservation;
+    let bytes: Uint8Array;
+    try {
+      bytes = await loadMedia(input, request);
+    } catch (err) {
+      if (err instanceof DownloadError) {
+        // SPEC 8.1 rule 3: the download step was reached, so the call stays spent.
+        await store.commit();
+        throw err.kind === 'too_large'
+          ? new ApiError('media_too_large', err.message, 'url')
+          : new ApiError('download_failed', err.message, 'url');
+      }
+      // The request itself made the media unloadable (oversize inline file, unknown upload).
+      quota.release(reservation);
+      store.commit().catch((e) => request.log.error({ err: e }, 'store write failed'));
+      throw err;
+    }
+    try {
+      const result = await pool.detect(bytes, input.checks);
+      // The counted call is on disk before its 200 leaves.
+      await store.commit();
+      return result;
+    } catch (err) {
+      quota.release(reservation);
+      store.commit().catch((e) => request.log.error({ err: e }, 'store write failed'));
+      throw err;
+    }
+  }
 }

@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
-import { decodeBase64Media } from '../src/daemon/detect-input.js';
+import { decodeBase64Media } from '../src/engine/base64-media.js';
 import { parseDetectJson, RawBase64 } from '../src/daemon/json-body.js';
 import { detect } from '../src/engine/detect.js';
 import { INLINE_MAX_BYTES } from '../src/types.js';

@@ -103,9 +103,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     uploads: new Uploads(options.dataDir, store, now, options.uploadTtlMs ?? UPLOAD_TTL_MS),
     pool: await createDetectRunner({ size: options.workers, trustAnchorsPem: options.trustAnchorsPem }),
     // Up to 16 idle buffers each (about 150 MB if 16 inline requests ever ran at once; pages
-    // never written stay unmapped), shared memory for the decoded files the workers read.
+    // never written stay unmapped), over shared memory: the workers decode the one into the other.
     buffers: {
-      body: new BufferPool(DETECT_JSON_MAX_BODY, KEEP_BUFFERS),
+      body: new BufferPool(DETECT_JSON_MAX_BODY, KEEP_BUFFERS, true),
       media: new BufferPool(INLINE_MAX_BYTES, KEEP_BUFFERS, true),
     },
     now,

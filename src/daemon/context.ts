@@ -18,7 +18,7 @@ export interface Services {
   burst: BurstLimiter;
   uploads: Uploads;
   pool: DetectRunner;
-  /** Reused buffers for inline detect requests: JSON bodies, and decoded files the workers read. */
+  /** Reused buffers for inline detect requests: JSON bodies, and the files workers decode from them. */
   buffers: { body: BufferPool; media: BufferPool };
   now: Clock;
   allowPrivateUrls: boolean;

@@ -5,6 +5,7 @@ import { CheckSelectionError, resolveChecks, splitCheckList } from '../engine/ch
 import type { DetectorId } from '../types.js';
 import type { Lease } from './buffer-pool.js';
 import { ApiError, invalid } from './errors.js';
+import { decodeBase64Media, type DecodedMedia } from '../engine/base64-media.js';
 import { INLINE_MAX_BYTES, tooLargeMessage } from './limits.js';
 import { RawBase64 } from './json-body.js';
 import { parseDownloadUrl, UrlRefused } from './url-guard.js';
@@ -15,7 +16,9 @@ export type MediaSource =
   | { kind: 'oversize'; param: 'media' }
   | { kind: 'upload'; id: string }
   /** `lease`: the bytes live in a pooled buffer, to be released once detection is done. */
-  | { kind: 'file'; bytes: Uint8Array; lease?: Lease };
+  | { kind: 'file'; bytes: Uint8Array; lease?: Lease }
+  /** A large inline `media` value, still base64, as raw bytes of the request body (json-body.ts). */
+  | { kind: 'base64'; text: Buffer };
 
 export interface DetectInput {
   source: MediaSource;
@@ -25,11 +28,7 @@ export interface DetectInput {
 const SOURCES = ['url', 'media', 'upload'] as const;
 const ONE_SOURCE = 'Give exactly one media source: url, media (base64) or upload (as JSON), or a multipart part named file.';
 
-/**
- * @param decodeInto  a buffer to decode a large inline `media` into (the daemon's shared pool);
- *                    the result's source then holds that lease until the caller releases it
- */
-export function parseJsonDetect(body: unknown, decodeInto?: () => Lease): DetectInput {
+export function parseJsonDetect(body: unknown): DetectInput {
   if (body === undefined) throw invalid(`The request has no body. ${ONE_SOURCE}`);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalid('The JSON body must be an object.');
   const fields = body as Record<string, unknown>;
@@ -38,9 +37,8 @@ export function parseJsonDetect(body: unknown, decodeInto?: () => Lease): Detect
   const name = given[0]!;
   const value = fields[name];
   if (name === 'media' && value instanceof RawBase64) {
-    // Checks first: a refused request must not hold a decode buffer.
-    const checks = checkList(fields.checks);
-    return mediaSource(value.bytes, checks, decodeInto?.());
+    // Decoded by the caller, off the main thread (routes/detect.ts).
+    return { source: { kind: 'base64', text: value.bytes }, checks: checkList(fields.checks) };
   }
   if (typeof value !== 'string') throw invalid(`${name} must be a string.`, name);
   const checks = checkList(fields.checks);
@@ -74,67 +72,17 @@ function resolveChecksOr400(ids: string[] | undefined): DetectorId[] {
   }
 }
 
-function mediaSource(value: string | Buffer, checks: DetectorId[], into?: Lease): DetectInput {
-  const decoded = decodeBase64Media(value, into?.buffer);
-  const inLease = 'bytes' in decoded && into !== undefined && decoded.bytes.buffer === into.buffer.buffer;
-  if (!inLease) into?.release();
+function mediaSource(value: string, checks: DetectorId[]): DetectInput {
+  return fromDecoded(decodeBase64Media(value), checks);
+}
+
+/** The input a decoded (or refused) inline `media` value makes. */
+export function fromDecoded(decoded: DecodedMedia, checks: DetectorId[], lease?: Lease): DetectInput {
+  const inLease = lease !== undefined && 'bytes' in decoded && decoded.bytes.buffer === lease.buffer.buffer;
+  if (!inLease) lease?.release();
   if ('invalid' in decoded) throw invalid('media is not valid base64 (standard or URL-safe alphabet).', 'media');
   if ('tooLarge' in decoded) return { source: { kind: 'oversize', param: 'media' }, checks };
-  return { source: { kind: 'file', bytes: decoded.bytes, ...(inLease ? { lease: into } : {}) }, checks };
-}
-
-export type DecodedMedia = { bytes: Buffer } | { tooLarge: true } | { invalid: true };
-
-/**
- * Decodes `media` (a string, or the raw bytes json-body.ts kept), or says why not. Some
- * encoders wrap base64 at 76 columns, so ASCII whitespace is tolerated; standard and URL-safe
- * alphabets are both accepted. No regular expression runs over the (up to 5.6 MB) text on the
- * common path: node's decoder skips any character outside the alphabet, so a decoded length
- * short of what the text's length promises is what reveals a bad character.
- *
- * With `into` (a buffer of at least INLINE_MAX_BYTES) raw bytes are decoded straight into it,
- * 64 KiB of text at a time: each slice becomes a short-lived string in V8's young generation
- * instead of one 2.5 MB string per request. Anything that does not decode to exactly the
- * promised length there (whitespace, a bad character) is decided by the general path below.
- */
-export function decodeBase64Media(value: string | Buffer, into?: Buffer): DecodedMedia {
-  if (into && typeof value !== 'string') {
-    const expected = promisedLength(value.length, (i) => value[i]!);
-    if (typeof expected === 'number' && expected <= INLINE_MAX_BYTES && expected <= into.length) {
-      let written = 0;
-      for (let at = 0; at < value.length; at += DECODE_SLICE) {
-        written += into.write(value.toString('latin1', at, Math.min(value.length, at + DECODE_SLICE)), written, 'base64');
-      }
-      if (written === expected) return { bytes: into.subarray(0, written) };
-    }
-  }
-  // latin1 maps each raw byte to one character, so a non-ASCII byte stays a bad character.
-  const text = typeof value === 'string' ? value : value.toString('latin1');
-  const clean = hasWhitespace(value) ? text.replace(/[\t\n\r ]+/g, '') : text;
-  const expected = promisedLength(clean.length, (i) => clean.charCodeAt(i));
-  if (expected === 'invalid') return { invalid: true };
-  // Refused from the length alone, before a byte is decoded.
-  if (expected > INLINE_MAX_BYTES) return { tooLarge: true };
-  const bytes = Buffer.from(clean, 'base64');
-  return bytes.length === expected ? { bytes } : { invalid: true };
-}
-
-/** Text per slice when decoding into a buffer: a multiple of 4, and small enough for V8's young generation. */
-const DECODE_SLICE = 64 * 1024;
-
-/** The decoded length base64 text of this length (and these last characters) must give. */
-function promisedLength(length: number, charAt: (i: number) => number): number | 'invalid' {
-  let end = length;
-  if (end > 0 && charAt(end - 1) === 0x3d) end--; // '='
-  if (end > 0 && charAt(end - 1) === 0x3d) end--;
-  if ((end < length && length % 4 !== 0) || end % 4 === 1) return 'invalid';
-  return Math.floor((end * 3) / 4);
-}
-
-/** Native scans (memchr on a Buffer) rather than a regular expression over megabytes. */
-function hasWhitespace(value: string | Buffer): boolean {
-  if (typeof value === 'string') return value.includes('\n') || value.includes(' ') || value.includes('\r') || value.includes('\t');
-  return value.includes(0x0a) || value.includes(0x20) || value.includes(0x0d) || value.includes(0x09);
+  return { source: { kind: 'file', bytes: decoded.bytes, ...(inLease ? { lease } : {}) }, checks };
 }
 
 /** Reads a multipart detect body: file part `file`, optional `checks` fields (CONTRACT). */

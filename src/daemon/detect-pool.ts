@@ -2,6 +2,7 @@
 // file never delays /healthz, /v1/detectors or another request's I/O; or, with `size: 0`, on
 // the main thread (tests that run the TypeScript sources without a built worker).
 import { availableParallelism } from 'node:os';
+import { decodeBase64Into, type Base64Outcome } from '../engine/base64-media.js';
 import { detect } from '../engine/detect.js';
 import { DetectPool, findWorkerUrl } from '../engine/pool.js';
 import type { DetectionResult, DetectorId } from '../types.js';
@@ -9,6 +10,8 @@ import type { DetectionResult, DetectorId } from '../types.js';
 export interface DetectRunner {
   readonly size: number;
   detect(bytes: Uint8Array, checks?: DetectorId[]): Promise<DetectionResult>;
+  /** Inline base64 `media` decoded into `into` (on a worker: both over shared memory). */
+  decodeBase64(text: Buffer, into: Buffer): Promise<Base64Outcome>;
   close(): Promise<void>;
 }
 
@@ -24,12 +27,18 @@ export async function createDetectRunner(options: PoolOptions = {}): Promise<Det
   const size = options.size ?? (findWorkerUrl() ? Math.min(4, availableParallelism()) : 0);
   const detectOptions = (checks?: DetectorId[]) => ({ checks, ...(options.trustAnchorsPem ? { trustAnchorsPem: options.trustAnchorsPem } : {}) });
   if (size === 0) {
-    return { size: 0, detect: (bytes, checks) => detect(bytes, detectOptions(checks)), close: async () => {} };
+    return {
+      size: 0,
+      detect: (bytes, checks) => detect(bytes, detectOptions(checks)),
+      decodeBase64: async (text, into) => decodeBase64Into(text, into),
+      close: async () => {},
+    };
   }
   const pool = new DetectPool({ size, taskTimeoutMs: 60_000 });
   return {
     size,
     detect: async (bytes, checks) => (await pool.run({ source: 'request', bytes }, detectOptions(checks))).result,
+    decodeBase64: (text, into) => pool.decodeBase64('request', text, into),
     close: () => pool.close(),
   };
 }

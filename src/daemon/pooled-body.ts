@@ -3,6 +3,7 @@
 // a Content-Length over the limit is refused before a byte is read, the limit is enforced as
 // bytes arrive, and a body that ends short of its Content-Length is refused.
 import type { IncomingMessage } from 'node:http';
+import { copyBytes } from '../engine/shared-memory.js';
 import type { BufferPool, Lease } from './buffer-pool.js';
 
 export interface PooledBody {
@@ -43,7 +44,7 @@ export function readPooledBody(payload: IncomingMessage, limit: number, pool: Bu
         finish(fastifyError('FST_ERR_CTP_BODY_TOO_LARGE', 413, 'Request body is too large'));
         return;
       }
-      bytes.copy(target, length);
+      copyBytes(target, bytes, length);
       length += bytes.length;
     };
     const onEnd = () => {

@@ -2,6 +2,7 @@
 // off the main thread. Each worker loads the c2pa wasm once, on its first signed file.
 import { parentPort, workerData } from 'node:worker_threads';
 import { detailsOfResult } from '../detectors/c2pa-manifest.js';
+import { decodeBase64Into } from './base64-media.js';
 import { detect } from './detect.js';
 import { FileReader, type FileBytes } from './file-reader.js';
 import { InputError, inputErrorFrom } from './input-error.js';
@@ -17,6 +18,10 @@ const progress = new BigInt64Array((workerData as { progress?: SharedArrayBuffer
 async function handle(task: WorkerTask): Promise<WorkerReply> {
   let file: FileBytes | undefined;
   try {
+    if (task.decodeInto) {
+      const view = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+      return { id: task.id, ok: true, decoded: decodeBase64Into(view(task.bytes!), view(task.decodeInto)) };
+    }
     try {
       // A worker has nothing else to do while it reads, so a blocking read is the cheap one: no
       // thread-pool round trip per file (measured in docs/PERFORMANCE.md).

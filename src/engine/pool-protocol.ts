@@ -1,5 +1,6 @@
 import type { C2paDetails } from '../detectors/c2pa-manifest.js';
 import type { DetectionResult, ErrorInfo } from '../types.js';
+import type { Base64Outcome } from './base64-media.js';
 import type { DetectOptions } from './detect.js';
 import type { Hints } from './xmp-hints.js';
 
@@ -50,6 +51,11 @@ export interface WorkerTask {
   options: DetectOptions;
   /** The CLI's unsigned XMP hints (never part of the /v1 result the daemon returns). */
   hints?: boolean;
+  /**
+   * Not a check: `bytes` is base64 text, to be decoded into this (both over shared memory), and
+   * the answer is the decoded length (a DecodeReply). The daemon's inline `media`.
+   */
+  decodeInto?: Uint8Array;
 }
 
 /** What a worker found: the /v1 result plus what the CLI's report shows beside it. */
@@ -60,6 +66,10 @@ export interface Checked {
   details?: C2paDetails;
 }
 
+export type CheckReply = { id: number; ok: true } & Checked;
+export type DecodeReply = { id: number; ok: true; decoded: Base64Outcome };
+
 export type WorkerReply =
-  | ({ id: number; ok: true } & Checked)
+  | CheckReply
+  | DecodeReply
   | { id: number; ok: false; inputError: boolean; error: ErrorInfo };

@@ -5,7 +5,17 @@ import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { ErrorInfo } from '../types.js';
 import type { DetectOptions } from './detect.js';
-import { PROGRESS_BYTES, progressClock, runningTask, type Checked, type WorkerReply, type WorkerTask } from './pool-protocol.js';
+import type { Base64Outcome } from './base64-media.js';
+import {
+  PROGRESS_BYTES,
+  progressClock,
+  runningTask,
+  type CheckReply,
+  type Checked,
+  type DecodeReply,
+  type WorkerReply,
+  type WorkerTask,
+} from './pool-protocol.js';
 
 /** A task that failed: `inputError` when the file could not be read, else a check failure. */
 export class PoolTaskError extends Error {
@@ -19,7 +29,7 @@ export class PoolTaskError extends Error {
 
 interface Pending {
   task: WorkerTask;
-  resolve(checked: Checked): void;
+  resolve(reply: CheckReply | DecodeReply): void;
   reject(err: PoolTaskError): void;
   /** Times this task was the one running on a worker that crashed. */
   attempts: number;
@@ -139,9 +149,27 @@ export class DetectPool {
   }
 
   run(input: { source: string; path?: string; bytes?: Uint8Array; hints?: boolean }, options: DetectOptions = {}): Promise<Checked> {
+    return this.submit({ ...input, options }, (reply) => {
+      const { result, hints, details } = reply as CheckReply;
+      return { result, hints, details };
+    });
+  }
+
+  /**
+   * Decodes base64 `text` into `into` on a worker; both must be views on SharedArrayBuffers
+   * (the worker reads and writes them in place). Resolves with the decoded length, or why not.
+   */
+  decodeBase64(source: string, text: Uint8Array, into: Uint8Array): Promise<Base64Outcome> {
+    if (!(text.buffer instanceof SharedArrayBuffer) || !(into.buffer instanceof SharedArrayBuffer)) {
+      return Promise.reject(new Error('decodeBase64 needs views on SharedArrayBuffers'));
+    }
+    return this.submit({ source, bytes: text, decodeInto: into, options: {} }, (reply) => (reply as DecodeReply).decoded);
+  }
+
+  private submit<T>(task: Omit<WorkerTask, 'id'>, answer: (reply: CheckReply | DecodeReply) => T): Promise<T> {
     if (this.closed) return Promise.reject(new PoolTaskError({ type: 'internal_error', message: 'the pool is closed' }, false));
     return new Promise((resolve, reject) => {
-      this.queue.push({ task: { id: this.nextId++, ...input, options }, resolve, reject, attempts: 0 });
+      this.queue.push({ task: { id: this.nextId++, ...task }, resolve: (reply) => resolve(answer(reply)), reject, attempts: 0 });
       this.dispatch();
     });
   }
@@ -262,7 +290,7 @@ export class DetectPool {
     for (const reply of replies) {
       const pending = this.take(slot, reply.id);
       if (!pending) continue;
-      if (reply.ok) pending.resolve({ result: reply.result, hints: reply.hints, details: reply.details });
+      if (reply.ok) pending.resolve(reply);
       else pending.reject(new PoolTaskError(reply.error, reply.inputError));
     }
     this.dispatch();

@@ -1,15 +1,16 @@
-// Inline detect requests reuse buffers: the JSON body is read into a pooled buffer
-// (pooled-body.ts) and a large `media` value is decoded into pooled shared memory that the
-// detection worker copies from (buffer-pool.ts, decodeBase64Media's `into`). Held to: decoding
-// into a buffer answers exactly as decoding into a fresh one; every outcome of a request gives
-// its buffers back; concurrent requests never see each other's bytes.
+// Inline detect requests reuse buffers: the JSON body is read into a pooled shared buffer
+// (pooled-body.ts), a worker decodes a large `media` value from it into a pooled shared media
+// buffer (buffer-pool.ts, decodeBase64Media's `into`), and the worker that checks it copies from
+// there. Held to: decoding into a buffer answers exactly as decoding into a fresh one; every
+// outcome of a request gives its buffers back; concurrent requests never see each other's bytes;
+// an invalid value is refused before a call is reserved.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BufferPool } from '../../src/daemon/buffer-pool.js';
-import { decodeBase64Media } from '../../src/daemon/detect-input.js';
+import { decodeBase64Media } from '../../src/engine/base64-media.js';
 import { detect } from '../../src/engine/detect.js';
 import { INLINE_MAX_BYTES } from '../../src/types.js';
 import { APPLE_MAKER_NOTE, exifApp1, tinyJpeg } from '../fixtures/make.js';
@@ -141,6 +142,30 @@ describe.skipIf(!built)('inline requests on worker threads', () => {
     expect(t.app.services.buffers.body.idleCount).toBeGreaterThan(0);
     expect(t.app.services.buffers.media.idleCount).toBeGreaterThan(0);
     expect(comparable((await post(JSON.stringify({ media: b64(photos[3]!) }))).body)).toEqual(comparable((await detect(photos[3]!)) as any));
+  });
+
+  it('wrapped base64 (76 columns) decodes on the worker too', async () => {
+    const wrapped = b64(photos[5]!).replace(/(.{76})/g, '$1\r\n');
+    const r = await post(JSON.stringify({ media: wrapped }));
+    expect(r.status).toBe(200);
+    expect(r.body.media.sha256).toBe(sha256(photos[5]!));
+    await allReturned();
+  });
+
+  it('invalid base64, found on the worker, is a 400 before any call is reserved', async () => {
+    const { key: own } = t.account('inline-quota', 'custom', 1);
+    const big = b64(photos[2]!);
+    const bad = await http(base, 'POST', '/v1/detect', { key: own, body: JSON.stringify({ media: `${big.slice(0, 99_999)}*${big.slice(100_000)}` }), headers: { 'content-type': 'application/json' } });
+    expectError(bad, 400, 'invalid_request', 'media');
+    expect(bad.headers['x-quota-used']).toBe('0');
+    // The one call is still there for a valid request, and then it is gone.
+    const good = await http(base, 'POST', '/v1/detect', { key: own, body: JSON.stringify({ media: big }), headers: { 'content-type': 'application/json' } });
+    expect(good.status).toBe(200);
+    expect(good.headers['x-quota-used']).toBe('1');
+    const none = await http(base, 'POST', '/v1/detect', { key: own, body: JSON.stringify({ media: `${big.slice(0, 99_999)}*${big.slice(100_000)}` }), headers: { 'content-type': 'application/json' } });
+    // Validation comes before the quota (CONTRACT's order): still 400, not 429.
+    expectError(none, 400, 'invalid_request', 'media');
+    await allReturned();
   });
 
   it('every refusal gives its buffers back', async () => {

@@ -1,6 +1,6 @@
 // The detect route's JSON shortcut must accept and refuse exactly what JSON.parse does.
 import { describe, expect, it } from 'vitest';
-import { decodeBase64Media } from '../../src/daemon/detect-input.js';
+import { decodeBase64Media } from '../../src/engine/base64-media.js';
 import { parseDetectJson, RawBase64 } from '../../src/daemon/json-body.js';
 
 const big = Buffer.alloc(200 * 1024, 7).toString('base64');

@@ -4,7 +4,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateHook, burstHook } from '../auth.js';
-import { parseJsonDetect, readMultipartDetect, type DetectInput } from '../detect-input.js';
+import type { Base64Outcome } from '../../engine/base64-media.js';
+import { fromDecoded, parseJsonDetect, readMultipartDetect, type DetectInput } from '../detect-input.js';
 import { ApiError } from '../errors.js';
 import { parseDetectJson, RawBase64 } from '../json-body.js';
 import { readPooledBody } from '../pooled-body.js';
@@ -50,6 +51,8 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
     switch (source.kind) {
       case 'file':
         return source.bytes;
+      case 'base64':
+        throw new Error('inline media reached the load step still base64 (decodeInline was skipped)');
       case 'oversize':
         throw new ApiError('media_too_large', tooLargeMessage(INLINE_MAX_BYTES, 'media'), source.param);
       case 'upload': {
@@ -134,7 +137,7 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
     async (request) => {
       let input: DetectInput;
       try {
-        input = request.isMultipart() ? await readMultipartDetect(request) : parseJsonDetect(request.body, () => mediaBuffers.take());
+        input = request.isMultipart() ? await readMultipartDetect(request) : await decodeInline(parseJsonDetect(request.body));
       } finally {
         request.bodyLease?.release();
       }
@@ -146,6 +149,25 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
       }
     },
   );
+
+  /**
+   * A large inline `media` arrives still base64, as bytes of the (shared) body buffer: a worker
+   * decodes it into a shared media buffer, so the main thread never turns megabytes of text into
+   * strings. Still part of validating the body: an invalid value is a 400 before any call is
+   * reserved.
+   */
+  async function decodeInline(input: DetectInput): Promise<DetectInput> {
+    if (input.source.kind !== 'base64') return input;
+    const lease = mediaBuffers.take();
+    let outcome: Base64Outcome;
+    try {
+      outcome = await pool.decodeBase64(input.source.text, lease.buffer);
+    } catch (err) {
+      lease.release();
+      throw err;
+    }
+    return fromDecoded('length' in outcome ? { bytes: lease.buffer.subarray(0, outcome.length) } : outcome, input.checks, lease);
+  }
 
   /** Reserve one call -> load media -> run checks (CONTRACT's order after validation). */
   async function run(request: FastifyRequest, input: DetectInput) {

@@ -203,6 +203,9 @@ async function main() {
       body,
     }));
 
+    // The engine in-process is measured just before and just after the daemon's run, with the
+    // daemon idle: this machine drifts by up to a third over minutes, and the ratio compares the two.
+    const serialBefore = await inProcessSerial();
     const warm = await load(daemon.url, requests, { amount: 200 });
     if (warm.failed) throw new Error(`warm-up got ${warm.failed} failed answers`);
     const before = { daemon: cpuSplit(daemon.pid), bench: process.cpuUsage() };
@@ -214,6 +217,8 @@ async function main() {
       daemonOthers: (after.others - before.daemon.others) / result.answered,
       loadGenerator: (benchCpu.user + benchCpu.system) / 1000 / result.answered,
     };
+    const serialAfter = await inProcessSerial();
+    const serial = (serialBefore + serialAfter) / 2;
     const rssAfterDetect = rssMb(daemon.pid);
     await daemon.stop();
 
@@ -254,7 +259,6 @@ async function main() {
     await bare.stop();
     const decodeMs = decodeMsPerBody(body);
 
-    const serial = await inProcessSerial();
     const pooled = await inProcessWorkers(workersUsed);
     const rps = result.requestsPerSecond;
     const engineMs = 1000 / serial;
@@ -270,7 +274,7 @@ async function main() {
       `| daemon, ${connections} connections, ${duration} s: requests/s | ${rps.toFixed(1)} |`,
       `| daemon latency p50 / p99 | ${result.p50.toFixed(0)} ms / ${result.p99.toFixed(0)} ms |`,
       `| daemon answers: 2xx / failed | ${result.ok} / ${result.failed} |`,
-      `| engine in-process, main thread, one at a time: files/s | ${serial.toFixed(1)} |`,
+      `| engine in-process, main thread, one at a time: files/s (before / after the daemon's run) | ${serial.toFixed(1)} (${serialBefore.toFixed(1)} / ${serialAfter.toFixed(1)}) |`,
       `| engine in-process, ${workersUsed} worker threads, ${Math.max(workersUsed, Math.min(connections, 16))} in flight: files/s | ${pooled.toFixed(1)} |`,
       `| daemon / in-process (main thread) | ${((rps / serial) * 100).toFixed(0)} % |`,
       `| daemon / in-process (same worker count) | ${((rps / pooled) * 100).toFixed(0)} % |`,

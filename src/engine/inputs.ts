@@ -56,6 +56,18 @@ function below(root: string, path: string): string {
   return sep === '/' ? rel : rel.split(sep).join('/');
 }
 
+/**
+ * `join(folder, name)` for the entries of one folder, with the folder normalised once rather than
+ * per entry (path.join normalises the whole path each time: 30 ms of the main thread's CPU in a
+ * 1,100-file scan). A name from readdir holds no separator and is never `.` or `..`, so the
+ * result is exactly join's (test/child-paths.test.ts holds it to join).
+ */
+export function childPathsOf(folder: string): (name: string) => string {
+  // join keeps an ordinary last component as it is, so what it puts before one is the prefix.
+  const prefix = join(folder, 'x').slice(0, -1);
+  return (name) => prefix + name;
+}
+
 async function* walkFolder(root: string, folder: string, ancestors: Set<string>, filter?: PathFilter): AsyncGenerator<InputItem> {
   let entries: Dirent[];
   try {
@@ -65,8 +77,9 @@ async function* walkFolder(root: string, folder: string, ancestors: Set<string>,
     return;
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const childPath = childPathsOf(folder);
   for (const entry of entries) {
-    const path = join(folder, entry.name);
+    const path = childPath(entry.name);
     // A regular file needs no stat: readdir already says what it is, and a stat per file was
     // 60 ms of the main thread's CPU in a 1,100-file scan. Folders are stat'ed for their inode
     // (loop detection); symlinks and unknown types to see what they point to.

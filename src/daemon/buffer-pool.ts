@@ -1,5 +1,6 @@
 // Fixed-size buffers the daemon uses again for every inline detect request: one for the JSON
-// body as it arrives, one (over shared memory) for the decoded file the detection worker reads.
+// body as it arrives, one for the file a detection worker decodes from it (both over shared
+// memory, which the workers read and write in place).
 // A fresh 2.5 MB body and a fresh 1.9 MB file per request made the kernel map and zero new pages
 // each time and drove the main thread's garbage collector (V8 collects after every 64 MB of new
 // external memory): about 28 full collections a second under load (docs/PERFORMANCE.md).

@@ -1,11 +1,11 @@
 // Turns a POST /v1/detect body (JSON or multipart) into one media source and a check list,
 // refusing anything else with 400 invalid_request and the field at fault (CONTRACT "Error body").
 import type { FastifyRequest } from 'fastify';
+import { decodeBase64Media, type DecodedMedia } from '../engine/base64-media.js';
 import { CheckSelectionError, resolveChecks, splitCheckList } from '../engine/checks.js';
 import type { DetectorId } from '../types.js';
 import type { Lease } from './buffer-pool.js';
 import { ApiError, invalid } from './errors.js';
-import { decodeBase64Media, type DecodedMedia } from '../engine/base64-media.js';
 import { INLINE_MAX_BYTES, tooLargeMessage } from './limits.js';
 import { RawBase64 } from './json-body.js';
 import { parseDownloadUrl, UrlRefused } from './url-guard.js';

@@ -2,7 +2,7 @@
 // concatenating them into a new one, with fastify's own rules for a body parsed as a buffer:
 // a Content-Length over the limit is refused before a byte is read, the limit is enforced as
 // bytes arrive, and a body that ends short of its Content-Length is refused.
-import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 import { copyBytes } from '../engine/shared-memory.js';
 import type { BufferPool, Lease } from './buffer-pool.js';
 
@@ -17,11 +17,15 @@ function fastifyError(code: string, statusCode: number, message: string): Error 
   return Object.assign(new Error(message), { code, statusCode });
 }
 
-export function readPooledBody(payload: IncomingMessage, limit: number, pool: BufferPool): Promise<PooledBody> {
+/**
+ * @param payload        the body stream fastify hands a content-type parser
+ * @param contentLength  the request's Content-Length header, if any
+ */
+export function readPooledBody(payload: Readable, contentLength: string | undefined, limit: number, pool: BufferPool): Promise<PooledBody> {
   // Callers pass a limit no larger than the pool's buffers; a larger one would be a defect.
   if (limit > pool.size) throw new Error(`body limit ${limit} exceeds the pooled buffer size ${pool.size}`);
-  const contentLength = Number(payload.headers['content-length']);
-  if (contentLength > limit) return Promise.reject(fastifyError('FST_ERR_CTP_BODY_TOO_LARGE', 413, 'Request body is too large'));
+  const declared = contentLength === undefined ? NaN : Number(contentLength);
+  if (declared > limit) return Promise.reject(fastifyError('FST_ERR_CTP_BODY_TOO_LARGE', 413, 'Request body is too large'));
   return new Promise((resolve, reject) => {
     const lease = pool.take();
     const target = lease.buffer;
@@ -48,7 +52,7 @@ export function readPooledBody(payload: IncomingMessage, limit: number, pool: Bu
       length += bytes.length;
     };
     const onEnd = () => {
-      if (!Number.isNaN(contentLength) && length !== contentLength) {
+      if (!Number.isNaN(declared) && length !== declared) {
         finish(fastifyError('FST_ERR_CTP_INVALID_CONTENT_LENGTH', 400, 'Request body size did not match Content-Length'));
       } else {
         finish(null);

@@ -2,6 +2,7 @@
 // engine because the daemon runs it on the detection workers: on the main thread, decoding
 // 2.5 MB of text per request was the largest piece of work left after the engine itself.
 import { INLINE_MAX_BYTES } from '../types.js';
+import { copyBytes } from './shared-memory.js';
 
 export type DecodedMedia = { bytes: Buffer } | { tooLarge: true } | { invalid: true };
 
@@ -65,6 +66,6 @@ export function decodeBase64Into(text: Buffer, into: Buffer): Base64Outcome {
   const decoded = decodeBase64Media(text, into);
   if (!('bytes' in decoded)) return decoded;
   // The general path (wrapped text) decoded into a buffer of its own.
-  if (decoded.bytes.buffer !== into.buffer) into.set(decoded.bytes);
+  if (decoded.bytes.buffer !== into.buffer) copyBytes(into, decoded.bytes, 0);
   return { length: decoded.bytes.length };
 }

@@ -195,6 +195,7 @@ describe('invalid requests (400 invalid_request; headers; not counted)', () => {
   it('empty JSON body', () => expect400({ body: '', headers: { 'content-type': 'application/json' } }));
   it('no body at all', () => expect400({}));
   it('a JSON array', () => expect400({ json: [1] }));
+  it('JSON null', () => expect400({ body: 'null', headers: { 'content-type': 'application/json' } }));
   it('no media source', () => expect400({ json: { checks: ['c2pa'] } }, undefined, /one media source/));
   it('two media sources', () => expect400({ json: { media: b64(camera), url: 'http://example.com/a.jpg' } }, undefined, /one media source/));
   it('media of the wrong type', () => expect400({ json: { media: 42 } }, 'media'));

@@ -77,7 +77,7 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
   // point into (a large `media` value) until the handler has decoded it.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', async (request: FastifyRequest, payload: IncomingMessage) => {
-    const body = await readPooledBody(payload, DETECT_JSON_MAX_BODY, bodyBuffers);
+    const body = await readPooledBody(payload, request.headers['content-length'], DETECT_JSON_MAX_BODY, bodyBuffers);
     if (body.bytes.length === 0) {
       body.lease.release();
       throw new ApiError('invalid_request', 'The JSON body is empty.');
@@ -89,7 +89,7 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
       body.lease.release();
       throw new ApiError('invalid_request', 'The body is not valid JSON.');
     }
-    if ((parsed as { media?: unknown }).media instanceof RawBase64) request.bodyLease = body.lease;
+    if (parsed !== null && typeof parsed === 'object' && (parsed as { media?: unknown }).media instanceof RawBase64) request.bodyLease = body.lease;
     else body.lease.release();
     return parsed;
   });

@@ -1,7 +1,7 @@
 // A lean HTTP/1.1 load generator for `npm run bench:daemon`. The daemon and its load share this
 // machine's two cores, so every millisecond the generator spends is one the daemon does not get:
-// autocannon cost 2.9-3.7 ms of CPU per 2.5 MB request, more than the engine's own 1.6 ms per
-// file. This one writes each prebuilt request (head and body in one Buffer, built once) with a
+// autocannon cost 2.9 to 12 ms of CPU per 2.5 MB request (docs/PERFORMANCE.md), more than the
+// engine's own 1.6 ms per file. This one writes each prebuilt request (head and body in one Buffer, built once) with a
 // single socket.write on keep-alive connections and reads only the status line and
 // Content-Length of each answer, so nearly all of its cost is the kernel's copy.
 // It talks only to the URL it is given (the bench starts the daemon on 127.0.0.1).

@@ -1,7 +1,7 @@
 // `provenance config get|set|unset|list|path`: the settings in config.json (conf). The API key
 // is not a setting: `provenance login` keeps it in the OS keychain or the 0600 credentials file.
 import { openSettings, readSettings, SETTABLE, settingsPath, SettingsError, type Settings } from '../config/settings.js';
-import { EXIT, type CommandIO } from './io.js';
+import { EXIT, usageErrorsReported, type CommandIO } from './io.js';
 
 const DEFAULTS: Record<string, string | boolean> = { cache: true };
 
@@ -29,16 +29,8 @@ function rows(settings: Settings): { key: string; value: unknown; default?: bool
   return out;
 }
 
-async function guarded(io: CommandIO, fn: () => Promise<number>): Promise<number> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof ConfigUsage || err instanceof SettingsError) {
-      io.stderr.write(`provenance: ${err.message}\n`);
-      return EXIT.usage;
-    }
-    throw err;
-  }
+function guarded(io: CommandIO, fn: () => Promise<number>): Promise<number> {
+  return usageErrorsReported(io, (err) => err instanceof ConfigUsage || err instanceof SettingsError, fn);
 }
 
 export function runConfigGet(options: { key: string }, io: CommandIO): Promise<number> {

@@ -23,6 +23,20 @@ export function processIO(): CommandIO {
   return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
 }
 
+/**
+ * Runs a command body; an error `isUsage` recognises (bad input, a bad setting) becomes one
+ * `provenance: message` line and exit code 2, and anything else propagates as the defect it is.
+ */
+export async function usageErrorsReported(io: CommandIO, isUsage: (err: unknown) => boolean, fn: () => Promise<number>): Promise<number> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!isUsage(err)) throw err;
+    io.stderr.write(`provenance: ${(err as Error).message}\n`);
+    return EXIT.usage;
+  }
+}
+
 /** Colour only on a terminal, and never when NO_COLOR is set (no-color.org). */
 export function wantsColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
   return Boolean(stream.isTTY) && !('NO_COLOR' in env && env.NO_COLOR !== '');

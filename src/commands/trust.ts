@@ -11,21 +11,13 @@ import {
   trustStorePath,
   TrustAnchorError,
 } from '../config/trust-store.js';
-import { EXIT, type CommandIO } from './io.js';
+import { EXIT, usageErrorsReported, type CommandIO } from './io.js';
 
 export const TRUST_LIST_HINT =
   'The C2PA trust list (anchors of the certificate authorities under the C2PA conformance program) is published in the c2pa-org/conformance-public repository, folder trust-list/ (C2PA-TRUST-LIST.pem).';
 
-async function guarded(io: CommandIO, fn: () => Promise<number>): Promise<number> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof TrustAnchorError) {
-      io.stderr.write(`provenance: ${err.message}\n`);
-      return EXIT.usage;
-    }
-    throw err;
-  }
+function guarded(io: CommandIO, fn: () => Promise<number>): Promise<number> {
+  return usageErrorsReported(io, (err) => err instanceof TrustAnchorError, fn);
 }
 
 export function runTrustAdd(options: { file: string }, io: CommandIO): Promise<number> {

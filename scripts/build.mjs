@@ -8,8 +8,8 @@
 // splitting it would inline lazy modules and hoist their imports of ink or react to the top of
 // cli.js. So each dynamic import of our own code becomes its own self-contained bundle, and
 // test/bundle.test.ts checks that the start-up path stays one file with no package imports.
-import { existsSync, rmSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { build } from 'esbuild';
 
 const DIST = 'dist';
@@ -25,8 +25,8 @@ const common = {
   minifyWhitespace: true,
   minifySyntax: true,
   // Packages loaded only by some runs, always through import(): the c2pa wasm and file-type by
-  // checks that need them, ink and react by the progress display, the daemon's packages by
-  // `provenance daemon`.
+  // checks that need them, the daemon's packages by `provenance daemon`. ink and react stay out
+  // of every bundle but the progress display's own (PROGRESS below).
   external: [
     '@contentauth/c2pa-wasm', 'file-type', 'ink', 'react', 'react/jsx-runtime',
     'fastify', '@fastify/multipart', '@fastify/swagger', '@fastify/swagger-ui', 'lowdb', 'undici', 'nodemailer',
@@ -55,7 +55,8 @@ function lazyImports(outfile) {
     name: 'lazy-imports',
     setup(b) {
       b.onResolve({ filter: /^\.\.?\// }, (args) => {
-        if (args.kind !== 'dynamic-import') return undefined;
+        // Only our own code's: a package's dynamic import of its own files stays in its bundle.
+        if (args.kind !== 'dynamic-import' || args.importer.includes(`${sep}node_modules${sep}`)) return undefined;
         const source = sourceOf(args.resolveDir, args.path);
         const name = lazyName(relative(process.cwd(), source));
         if (!queued.has(source)) {
@@ -70,8 +71,57 @@ function lazyImports(outfile) {
   };
 }
 
+// The progress display carries ink and react inside its bundle. Loaded as packages, they are
+// some 150 ES modules, and Node 20's loader took about 1 s of the main thread to resolve, read
+// and compile them (docs/PERFORMANCE.md): a folder scan in a terminal took twice as long as the
+// same scan piped. One bundle, with React's production build, loads in about a quarter of that.
+const PROGRESS = 'src/ui/progress.tsx';
+const BUNDLED_IN_PROGRESS = new Set(['ink', 'react', 'react/jsx-runtime']);
+
+/**
+ * Two changes to what ink brings along, for the bundle only:
+ * - ink imports React devtools (react-devtools-core, which we do not install) when DEV=true;
+ *   that import becomes an empty module, so DEV=true simply has no devtools.
+ * - yoga-layout's Emscripten loader compiles its embedded wasm through `fetch` when a global
+ *   fetch exists, which loads Node's whole HTTP client (undici) for a data: URL: 85 ms of the
+ *   display's start. Its tests for fetch become `true` ("no fetch"), so it decodes the same
+ *   bytes itself. The build fails if the loader has no such test left, rather than silently
+ *   losing this.
+ */
+function progressDependencies() {
+  const YOGA_FETCH_TEST = '"function"!=typeof fetch';
+  return {
+    name: 'progress-dependencies',
+    setup(b) {
+      b.onResolve({ filter: /^\.\/devtools\.js$/ }, (args) =>
+        args.importer.includes(`${sep}node_modules${sep}ink${sep}`) ? { path: 'ink-devtools', namespace: 'empty' } : undefined,
+      );
+      b.onLoad({ filter: /.*/, namespace: 'empty' }, () => ({ contents: '', loader: 'js' }));
+      b.onLoad({ filter: /yoga-wasm-base64-esm\.js$/ }, (args) => {
+        const code = readFileSync(args.path, 'utf8');
+        if (!code.includes(YOGA_FETCH_TEST)) {
+          throw new Error(`${args.path}: no \`${YOGA_FETCH_TEST}\` left to replace (see progressDependencies in scripts/build.mjs)`);
+        }
+        return { contents: code.replaceAll(YOGA_FETCH_TEST, 'true'), loader: 'js' };
+      });
+    },
+  };
+}
+
 async function bundle(source, outfile) {
-  await build({ ...common, entryPoints: [source], outfile, plugins: [lazyImports(outfile)] });
+  const progress = relative(process.cwd(), resolve(source)) === PROGRESS;
+  await build({
+    ...common,
+    entryPoints: [source],
+    outfile,
+    plugins: [...(progress ? [progressDependencies()] : []), lazyImports(outfile)],
+    ...(progress
+      ? {
+          external: common.external.filter((p) => !BUNDLED_IN_PROGRESS.has(p)),
+          define: { 'process.env.NODE_ENV': '"production"' },
+        }
+      : {}),
+  });
 }
 
 await bundle('src/cli.ts', join(DIST, 'cli.js'));

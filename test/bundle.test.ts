@@ -42,3 +42,16 @@ describe('dist/cli.js start-up path', () => {
     }
   });
 });
+
+describe('dist/lazy/ui-progress.js, the progress display', () => {
+  const graph = staticGraph(join(ROOT, 'dist', 'lazy', 'ui-progress.js'));
+
+  it('is one file with ink and react inside it: no package for the ES module loader to walk', () => {
+    expect(graph.files.map((f) => f.replace(`${ROOT}/`, ''))).toEqual(['dist/lazy/ui-progress.js']);
+    expect([...graph.packages]).toEqual([]);
+  });
+
+  it("has yoga-layout compile its wasm without fetch (which would load Node's HTTP client)", () => {
+    expect(readFileSync(graph.files[0]!, 'utf8')).not.toMatch(/typeof fetch/);
+  });
+});

@@ -14,15 +14,16 @@ import { openFileList, readFileList } from '../engine/file-list.js';
 import { expandInputs, STDIN, type InputItem } from '../engine/inputs.js';
 import { makePathFilter } from '../engine/path-filter.js';
 import { ReadAhead } from '../engine/read-ahead.js';
-import type { ProgressView } from '../ui/progress.js';
+import { LiveProgress } from '../ui/live-progress.js';
 import { ScanStats } from '../ui/scan-stats.js';
 import { makeStyle } from '../ui/style.js';
+import { formatScanTable } from '../ui/scan-table.js';
 import { formatError, formatResult, formatSummary } from '../ui/text-report.js';
 import type { RemoteDeps } from '../client/session.js';
 import { inProcessChecker, poolChecker, type Checker, type Outcome } from './checker.js';
 import { LineBatcher } from './line-batcher.js';
 import type { CheckItem, RemoteChecker } from './remote-checker.js';
-import { EXIT, wantsColor, type CommandIO } from './io.js';
+import { EXIT, isCi, wantsColor, type CommandIO } from './io.js';
 
 export interface CheckOptions {
   inputs: string[];
@@ -154,9 +155,9 @@ async function* allInputs(options: CheckOptions, stdin: NodeJS.ReadableStream): 
   if (options.filesFrom) yield* readFileList(openFileList(options.filesFrom, stdin), Boolean(options.nul));
 }
 
+/** A terminal on stderr, not CI, not --quiet: the live display (for a while) and the table. */
 function showsProgress(options: CheckOptions, io: CommandIO): boolean {
-  const ci = Boolean(io.env.CI) && io.env.CI !== 'false';
-  return Boolean(io.stderr.isTTY) && !options.quiet && !ci;
+  return Boolean(io.stderr.isTTY) && !options.quiet && !isCi(io.env);
 }
 
 export async function runCheck(options: CheckOptions, io: CommandIO): Promise<number> {
@@ -173,6 +174,8 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
   let remote: RemoteChecker | undefined;
   let checker: Checker;
   let inProcess = false;
+  /** One input named alone: its report is the whole answer, with nothing to watch. */
+  const single = await isSingleFile(options);
   if (p.remote) {
     const { openRemoteChecker } = await import('./remote-checker.js');
     const cache = !p.cacheSetting ? false : options.cache === false ? 'refresh' : true;
@@ -184,7 +187,7 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
     checker = remote = opened;
     if (!options.json && !options.quiet) io.stderr.write(`provenance: checking with the API at ${remote.apiUrl} (--local checks on this machine).\n`);
   } else {
-    inProcess = p.concurrency === 1 || (await isSingleFile(options));
+    inProcess = p.concurrency === 1 || single;
     checker = inProcess ? inProcessChecker(detectOptions, io.stdin) : await poolChecker(p.concurrency, detectOptions, io.stdin);
   }
   /** Inputs not sent once a remote run stopped sending (quota used up, ...), in input order. */
@@ -192,25 +195,28 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
 
   const style = makeStyle(wantsColor(io.stdout, io.env));
   const stats = new ScanStats();
-  let progress: ProgressView | undefined;
-  if (showsProgress(options, io)) {
-    const { startProgress } = await import('../ui/progress.js');
-    progress = startProgress(stats, io.stderr as NodeJS.WriteStream, wantsColor(io.stderr, io.env));
-  }
+  const terminal = showsProgress(options, io) && !single;
+  const stderrColor = wantsColor(io.stderr, io.env);
+  let progress = terminal ? new LiveProgress(stats, io.stderr as NodeJS.WriteStream, stderrColor) : undefined;
 
   const expandOptions = { filter: makePathFilter(options.include, options.exclude) };
   const walk: AsyncIterable<CheckItem> = remote ? remote.expand(allInputs(options, io.stdin), expandOptions) : expandInputs(allInputs(options, io.stdin), expandOptions);
   const items = new ReadAhead(walk, READ_AHEAD);
   let interrupted = false;
+  // Ctrl-C stops the scan and the run ends normally (lines flushed, the note below, exit 130); a
+  // second Ctrl-C ends the process at once. The handler stays registered for the whole scan, also
+  // because ink's exit hook (signal-exit) kills the process itself on a SIGINT that nobody else
+  // listens for, which would skip all of that.
   const onInterrupt = () => {
+    if (interrupted) process.exit(EXIT.interrupted);
     interrupted = true;
     items.stop();
-    progress?.abort();
+    progress?.end();
     progress = undefined;
     void checker.close();
   };
-  process.once('SIGINT', onInterrupt);
-  process.once('SIGTERM', onInterrupt);
+  process.on('SIGINT', onInterrupt);
+  process.on('SIGTERM', onInterrupt);
 
   // Each line goes out whole (a few lines per write to a pipe or file), so whatever was written
   // before an interrupt is whole; lines still waiting are written before the run ends.
@@ -251,7 +257,7 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
     while (inFlight.length && !interrupted) emit(await inFlight.shift()!);
   } catch (err) {
     // The walk itself failed (e.g. --files-from could not be read mid-way).
-    progress?.abort();
+    progress?.end();
     await checker.close();
     io.stderr.write(`provenance: ${(err as Error).message}\n`);
     return EXIT.usage;
@@ -268,7 +274,9 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
 
   stats.walking = false;
   stats.discovered = items.discovered;
-  progress?.finish();
+  // One empty line above the table: the erased display leaves one, else it is written here.
+  const erased = progress?.end() ?? false;
+  if (terminal) io.stderr.write(`${erased ? '' : '\n'}${formatScanTable(stats, makeStyle(stderrColor))}`);
   if (!options.json) io.stdout.write(formatSummary(stats, style));
   if (options.summary) io.stderr.write(`${JSON.stringify(stats.summary())}\n`);
   if (remote?.stop) {

@@ -37,6 +37,16 @@ export async function usageErrorsReported(io: CommandIO, isUsage: (err: unknown)
   }
 }
 
+/**
+ * A CI run: CI (or CONTINUOUS_INTEGRATION) set to anything but `0` or `false`, even empty. The
+ * same rule as ink's (the is-in-ci package), which draws only a last frame in CI: a display we
+ * started under a CI that ink saw, or the other way round, would be drawn wrong.
+ */
+export function isCi(env: NodeJS.ProcessEnv): boolean {
+  const set = (key: string) => key in env && env[key] !== '0' && env[key] !== 'false';
+  return set('CI') || set('CONTINUOUS_INTEGRATION');
+}
+
 /** Colour only on a terminal, and never when NO_COLOR is set (no-color.org). */
 export function wantsColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
   return Boolean(stream.isTTY) && !('NO_COLOR' in env && env.NO_COLOR !== '');

@@ -1,13 +1,24 @@
-// Live progress of a scan on stderr (ink), then a summary table. Loaded only when stderr is a
-// terminal, not in CI, and without --quiet; everything else sees plain text or nothing.
+// Live progress of a scan on stderr (ink). Loaded only when stderr is a terminal, not in CI, and
+// without --quiet, once the scan has run for a moment (live-progress.ts); the table that ends
+// the scan is plain text (scan-table.ts).
 import { PassThrough } from 'node:stream';
 import { Box, render, Text, type Instance } from 'ink';
 import type { ScanStats } from './scan-stats.js';
 
 const CHECKS = ['c2pa', 'camera_reference'];
 
+// Every frame is printable ASCII: ink measures each line's width with string-width, which
+// counts printable ASCII by length and sends anything else (a block character, a middle dot)
+// through grapheme segmentation and Unicode property tests, and that was most of a frame's cost.
+const UNKNOWN = '...';
+/**
+ * Five frames a second: counts and a 24-step bar need no more. A frame takes the main thread
+ * 1 to 2 ms (ink's layout and output), which it takes from handing the workers their files.
+ */
+const FRAME_MS = 200;
+
 function duration(seconds: number): string {
-  if (!Number.isFinite(seconds) || seconds < 0) return '…';
+  if (!Number.isFinite(seconds) || seconds < 0) return UNKNOWN;
   if (seconds < 60) return `${Math.ceil(seconds)} s`;
   const m = Math.floor(seconds / 60);
   return `${m} min ${Math.round(seconds - m * 60)} s`;
@@ -17,41 +28,19 @@ function Live({ stats, color }: { stats: ScanStats; color: boolean }) {
   const elapsed = (Date.now() - stats.startedAt) / 1000;
   const rate = elapsed > 0 ? stats.done / elapsed : 0;
   const total = stats.walking ? `${stats.discovered}+` : String(stats.discovered);
-  const eta = stats.walking || rate === 0 ? '…' : duration((stats.discovered - stats.done) / rate);
+  const eta = stats.walking || rate === 0 ? UNKNOWN : duration((stats.discovered - stats.done) / rate);
   const width = 24;
   const filled = stats.walking || stats.discovered === 0 ? 0 : Math.round((stats.done / stats.discovered) * width);
   return (
     <Box flexDirection="column">
       <Text>
-        <Text color={color ? 'cyan' : undefined}>{'█'.repeat(filled)}</Text>
-        {'░'.repeat(width - filled)} {stats.done}/{total} files · {rate.toFixed(rate < 10 ? 1 : 0)} files/s · ETA {eta}
+        [<Text color={color ? 'cyan' : undefined}>{'#'.repeat(filled)}</Text>
+        {'.'.repeat(width - filled)}] {stats.done}/{total} files | {rate.toFixed(rate < 10 ? 1 : 0)} files/s | ETA {eta}
       </Text>
       <Text dimColor={color}>
-        found: {CHECKS.map((c) => `${c} ${stats.found(c)}`).join(' · ')}
-        {stats.unreadable ? ` · unreadable ${stats.unreadable}` : ''}
+        found: {CHECKS.map((c) => `${c} ${stats.found(c)}`).join(' | ')}
+        {stats.unreadable ? ` | unreadable ${stats.unreadable}` : ''}
       </Text>
-    </Box>
-  );
-}
-
-function SummaryTable({ stats, color }: { stats: ScanStats; color: boolean }) {
-  const rows = Object.entries(stats.checks);
-  const pad = (s: string | number, n: number) => String(s).padStart(n);
-  const elapsed = (Date.now() - stats.startedAt) / 1000;
-  return (
-    <Box flexDirection="column" marginTop={1}>
-      <Text bold={color}>
-        {stats.checked} checked · {stats.unreadable} unreadable · {elapsed.toFixed(1)} s · {(stats.done / Math.max(elapsed, 0.001)).toFixed(0)} files/s
-      </Text>
-      <Text bold={color}>{'check'.padEnd(18)}{pad('found', 8)}{pad('not found', 11)}{pad('unavailable', 13)}</Text>
-      {rows.map(([check, c]) => (
-        <Text key={check}>
-          {check.padEnd(18)}
-          <Text color={color && c.found ? 'green' : undefined}>{pad(c.found, 8)}</Text>
-          {pad(c.not_found, 11)}
-          {pad(c.unavailable, 13)}
-        </Text>
-      ))}
     </Box>
   );
 }
@@ -59,10 +48,10 @@ function SummaryTable({ stats, color }: { stats: ScanStats; color: boolean }) {
 export interface ProgressView {
   /** Before writing to a stream that shares the terminal: removes the frame (once). */
   clear(): void;
-  /** Redraws, at most ten times a second; always right after a clear(). */
+  /** Redraws, at most FRAME_MS apart; always right after a clear(). */
   update(): void;
-  finish(): void;
-  abort(): void;
+  /** Removes the frame for good (the scan ended, or Ctrl-C). */
+  end(): void;
 }
 
 export function startProgress(stats: ScanStats, stderr: NodeJS.WriteStream, color: boolean): ProgressView {
@@ -86,17 +75,15 @@ export function startProgress(stats: ScanStats, stderr: NodeJS.WriteStream, colo
     },
     update() {
       const now = Date.now();
-      if (!cleared && now - last < 100) return; // ten frames a second is plenty, and cheap
+      if (!cleared && now - last < FRAME_MS) return;
       last = now;
       cleared = false;
       instance.rerender(<Live stats={stats} color={color} />);
     },
-    finish() {
-      instance.rerender(<SummaryTable stats={stats} color={color} />);
-      instance.unmount();
-    },
-    abort() {
-      instance.clear();
+    end() {
+      // Unmounting draws the tree one last time, so a clear() alone would leave the last frame
+      // on the screen: the tree becomes empty first, and its last drawing erases the frame.
+      instance.rerender(null);
       instance.unmount();
     },
   };

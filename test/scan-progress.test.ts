@@ -1,7 +1,7 @@
 // A scan in a terminal: the live display (ink) starts only after a delay, draws ASCII frames and
 // leaves the screen clean when it ends; the table that ends the scan is plain text.
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isCi } from '../src/commands/io.js';
 import { LiveProgress } from '../src/ui/live-progress.js';
 import { ScanStats } from '../src/ui/scan-stats.js';
@@ -69,6 +69,17 @@ describe('formatScanTable', () => {
 });
 
 describe('LiveProgress', () => {
+  // ink reads CI from the environment when it is first imported (which LiveProgress does on its
+  // first start) and, in CI, draws only a last frame at unmount. These tests watch the frames.
+  const saved = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
+  beforeAll(() => {
+    delete process.env.CI;
+    delete process.env.CONTINUOUS_INTEGRATION;
+  });
+  afterAll(() => {
+    for (const [key, value] of Object.entries(saved)) if (value !== undefined) process.env[key] = value;
+  });
+
   it('draws ASCII frames once its delay has passed, and leaves one empty line when it ends', async () => {
     const term = fakeTerminal();
     const stats = statsOf([result('found', 'not_found')]);

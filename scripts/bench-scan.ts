@@ -2,8 +2,9 @@
 // JPEGs with unique bytes and 100 C2PA-signed files, all from the project's own fixtures), then
 // times, in one run: `provenance check --json` on it, `exiftool -json -r` on it, and the
 // single-core floor (the same reads, hashes and detector calls in a plain loop in one process,
-// held to one core with taskset; also timed free), and the ideal split (two of those loops at
-// once, each on every other file). BENCH_RUNS rounds (default 5), each running every contender
+// held to one core with taskset; also timed free), the ideal split (two of those loops at
+// once, each on every other file), and the scan again with stderr on a terminal (script), which
+// draws the progress display. BENCH_RUNS rounds (default 5), each running every contender
 // once, so that ratios compare runs of the same minute. Every run starts with the folder in the
 // page cache (warmCache).
 // `npm run bench -- --rss` also scans a 10,000-file folder and reports peak RSS and order.
@@ -137,6 +138,8 @@ interface Round {
   /** Two floor loops at once, each on every other file. */
   split: Timed;
   exif?: Timed;
+  /** The scan with stderr on a terminal (its NDJSON went to a file). */
+  terminal?: Timed;
 }
 
 function median(values: number[]): number {
@@ -178,6 +181,16 @@ async function main(): Promise<void> {
   if (!pinnable) console.log('taskset not installed (util-linux): the floor cannot be held to one core; the free loop stands in');
   const withExiftool = has('exiftool');
   if (!withExiftool) console.log('exiftool not installed (Debian: libimage-exiftool-perl): skipped');
+  // The same scan with stderr on a pseudo-terminal (util-linux script, 100 x 40, CI unset), so
+  // the live progress display is drawn: the piped runs above never pay for it.
+  const withTerminal = has('script');
+  if (!withTerminal) console.log('script not installed (Debian: bsdutils): the scan in a terminal is skipped');
+  const terminalOut = join(BENCH, 'terminal-scan.ndjson');
+  const q = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
+  const inTerminal: [string, string[]] = [
+    'script',
+    ['-qfec', `stty cols 100 rows 40; exec env -u CI ${q(process.execPath)} ${q(BIN)} check --json ${q(scanDir)} > ${q(terminalOut)}`, '/dev/null'],
+  ];
 
   // Rounds, each running every contender once in turn: this machine drifts by up to a third
   // over minutes, and running all scans first and all floors last compared different minutes.
@@ -195,6 +208,7 @@ async function main(): Promise<void> {
       pinnedFloor: pinnable ? checkLines('the floor', await run(['taskset', ['-c', '0', process.execPath, floorScript, scanDir]]), n) : undefined,
       split: checkLines('the split', await run(node(floorScript, scanDir, '0/2'), node(floorScript, scanDir, '1/2')), n),
       exif: withExiftool ? await run(['exiftool', ['-json', '-r', '-q', scanDir]]) : undefined,
+      terminal: withTerminal ? checkLines('the scan in a terminal', { ...(await run(inTerminal)), stdout: readFileSync(terminalOut, 'utf8') }, n) : undefined,
     });
   }
   const ms = (pick: (r: Round) => Timed | undefined) => median(rounds.map((r) => pick(r)?.ms ?? NaN));
@@ -213,11 +227,13 @@ async function main(): Promise<void> {
   row(`the same loop, not held to a core${pinnable ? '' : ' (stands in for the floor)'}`, ms((r) => r.freeFloor));
   row('ideal split: two such loops at once, each on every other file', ms((r) => r.split));
   if (withExiftool) row('exiftool -json -r', ms((r) => r.exif));
+  if (withTerminal) row('provenance check --json, stderr a terminal (live display)', ms((r) => r.terminal));
   console.log(`\nscan / exiftool: ${withExiftool ? `${paired((r) => r.scan, (r) => r.exif)} (target <= 0.25x)` : 'n/a'}`);
   console.log(`single-core floor / scan: ${paired(floorOf, (r) => r.scan)} (target >= 1.5x)`);
   if (pinnable) console.log(`the loop not held to a core / scan: ${paired((r) => r.freeFloor, (r) => r.scan)}`);
   console.log(`single-core floor / ideal split: ${paired(floorOf, (r) => r.split)} (two processes, no coordination: the bound a pool of two starts from)`);
   console.log(`ideal split / scan: ${paired((r) => r.split, (r) => r.scan)}`);
+  if (withTerminal) console.log(`scan in a terminal / piped scan: ${paired((r) => r.terminal, (r) => r.scan)}`);
   const scan = rounds.map((r) => r.scan).sort((x, y) => x.ms - y.ms)[Math.floor(rounds.length / 2)]!;
   const probe = Buffer.alloc(1957448, 7);
   const hashStart = Date.now();

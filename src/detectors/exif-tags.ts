@@ -7,7 +7,7 @@
 // with every offset checked against the EXIF block, so it never follows chains or loops. The
 // tests hold it to exifr's answers on the corpus and on our fixtures (test/exif-tags.test.ts).
 
-import { findJpegSegment } from '../engine/jpeg-segments.js';
+import { findJpegSegment, hasTextAt } from '../engine/jpeg-segments.js';
 
 /** What the EXIF says; a field is undefined when the tag is absent or not of the usual type. */
 export interface CameraTags {
@@ -22,6 +22,9 @@ export interface CameraTags {
 export class ExifDamage extends Error {}
 
 export const MAKER_NOTE_PREFIX_BYTES = 16;
+
+/** An Exif APP1 segment's header: "Exif" and two zero bytes (exifr and ExifTool accept the same). */
+const EXIF_HEADER = 'Exif\0\0';
 
 const TAG_MAKE = 0x010f;
 const TAG_MODEL = 0x0110;
@@ -63,15 +66,10 @@ export function readCameraTags(bytes: Uint8Array, type: string): CameraTags | un
  * of a truncated file ends the search.
  */
 export function jpegExifBlock(b: Uint8Array): Uint8Array | undefined {
-  const segment = findJpegSegment(b, ({ marker, start }) => marker === 0xe1 && isExifHeader(b, start));
+  const segment = findJpegSegment(b, ({ marker, start }) => marker === 0xe1 && hasTextAt(b, start, EXIF_HEADER));
   // A segment cut short by truncation still gives what it holds; offsets past the cut are then
   // reported as damage by readTiff.
-  return segment && b.subarray(segment.start + 6, segment.end);
-}
-
-function isExifHeader(b: Uint8Array, at: number): boolean {
-  // "Exif" followed by two zero bytes (exifr and ExifTool accept the same).
-  return at + 6 <= b.length && b[at] === 0x45 && b[at + 1] === 0x78 && b[at + 2] === 0x69 && b[at + 3] === 0x66 && b[at + 4] === 0 && b[at + 5] === 0;
+  return segment && b.subarray(segment.start + EXIF_HEADER.length, segment.end);
 }
 
 interface Entry {

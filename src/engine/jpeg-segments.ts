@@ -10,6 +10,16 @@ export interface JpegSegment {
   end: number;
 }
 
+/**
+ * True when `text` (latin1: one byte per character) sits in `b` at `at`: how an APPn segment is
+ * told apart by its header (Exif, XMP) and a PNG chunk by its keyword.
+ */
+export function hasTextAt(b: Uint8Array, at: number, text: string): boolean {
+  if (at + text.length > b.length) return false;
+  for (let i = 0; i < text.length; i++) if (b[at + i] !== text.charCodeAt(i)) return false;
+  return true;
+}
+
 /** The first segment before the image data for which `wanted` is true, or undefined. */
 export function findJpegSegment(b: Uint8Array, wanted: (segment: JpegSegment) => boolean): JpegSegment | undefined {
   if (b.length < 4 || b[0] !== 0xff || b[1] !== 0xd8) return undefined;

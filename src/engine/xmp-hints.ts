@@ -2,7 +2,7 @@
 // Iptc4xmpExt:DigitalSourceType, which some generators write without any C2PA manifest.
 // XMP is plain metadata: anyone can write, change or strip it, so it is reported as a hint.
 // Works on bytes alone, so the local and the remote mode read it the same way.
-import { findJpegSegment } from './jpeg-segments.js';
+import { findJpegSegment, hasTextAt } from './jpeg-segments.js';
 
 /** The `hints` object on the CLI's JSON lines. */
 export interface Hints {
@@ -30,15 +30,9 @@ function isPng(b: Uint8Array): boolean {
   return b.length >= 8 && b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47 && b[4] === 0x0d && b[5] === 0x0a;
 }
 
-function startsWith(b: Uint8Array, at: number, text: string): boolean {
-  if (at + text.length > b.length) return false;
-  for (let i = 0; i < text.length; i++) if (b[at + i] !== text.charCodeAt(i)) return false;
-  return true;
-}
-
 /** The standard XMP packet of a JPEG: the APP1 segment named `http://ns.adobe.com/xap/1.0/`. */
 export function jpegXmp(b: Uint8Array): string | undefined {
-  const segment = findJpegSegment(b, ({ marker, start }) => marker === 0xe1 && startsWith(b, start, XMP_APP1));
+  const segment = findJpegSegment(b, ({ marker, start }) => marker === 0xe1 && hasTextAt(b, start, XMP_APP1));
   if (!segment) return undefined;
   const from = segment.start + XMP_APP1.length;
   return utf8.decode(b.subarray(from, Math.min(segment.end, from + MAX_PACKET)));
@@ -53,7 +47,7 @@ export async function pngXmp(b: Uint8Array): Promise<string | undefined> {
     const type = latin1.decode(b.subarray(p + 4, p + 8));
     const data = b.subarray(p + 8, Math.min(b.length, p + 8 + len));
     if (type === 'IEND') return undefined;
-    if (type === 'iTXt' && startsWith(data, 0, `${PNG_XMP_KEYWORD}\0`)) {
+    if (type === 'iTXt' && hasTextAt(data, 0, `${PNG_XMP_KEYWORD}\0`)) {
       let q = PNG_XMP_KEYWORD.length + 1;
       const compressed = data[q] === 1;
       q += 2; // compression flag, method

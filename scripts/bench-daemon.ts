@@ -11,7 +11,6 @@
 // Options: --file PATH (default: the shared corpus's iPhone JPEG), --duration SECONDS (default
 //          10), --connections N (default 16), --generator http-load|autocannon.
 import { execFileSync, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -23,6 +22,7 @@ import { parseDetectJson, RawBase64 } from '../src/daemon/json-body.js';
 import { detect } from '../src/engine/detect.js';
 import { INLINE_MAX_BYTES } from '../src/types.js';
 import { runLoad, type LoadRequest } from './http-load.js';
+import { sha256Ms } from './machine-speed.js';
 
 const ROOT = resolve('.');
 const BIN = join(ROOT, 'bin', 'provenance.js');
@@ -166,14 +166,6 @@ async function load(url: string, requests: LoadRequest[], limit: { seconds: numb
   return { requestsPerSecond: r.requestsPerSecond, answered: r.answered, ok, failed: r.answered - ok + r.errors, p50: r.latencyMs.p50, p99: r.latencyMs.p99 };
 }
 
-/** The machine's speed right now (it drifts): SHA-256 of the file, one thread, ms per run. */
-function hashMs(): number {
-  for (let i = 0; i < 20; i++) createHash('sha256').update(bytes).digest();
-  const start = performance.now();
-  for (let i = 0; i < 200; i++) createHash('sha256').update(bytes).digest();
-  return (performance.now() - start) / 200;
-}
-
 /** What the daemon spends on one inline body before the engine sees it: finding `media` and decoding it. */
 function decodeMsPerBody(body: Buffer): number {
   const into = Buffer.allocUnsafeSlow(INLINE_MAX_BYTES);
@@ -279,7 +271,7 @@ async function main() {
     const lines = [
       `file: ${file} (${(bytes.length / MB).toFixed(2)} MB, sent inline as base64)`,
       `machine: ${cpus()[0]?.model ?? 'unknown'}, ${availableParallelism()} cores, Node ${process.version}; daemon with ${workersUsed} detection workers; load from ${generatorName}`,
-      `machine speed at the end: SHA-256 of the file in ${hashMs().toFixed(2)} ms, one thread`,
+      `machine speed at the end: SHA-256 of the file in ${sha256Ms(bytes).toFixed(2)} ms, one thread`,
       '',
       '| measure | value |',
       '|---|---|',

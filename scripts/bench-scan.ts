@@ -14,6 +14,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
+import { shellQuote, terminalCommand } from '../test/helpers/terminal.js';
 import { sha256Ms } from './machine-speed.js';
 import { APPLE_MAKER_NOTE, concat, exifApp1, makePki, signC2pa, simpleManifest, tinyJpeg } from '../test/fixtures/make.js';
 
@@ -186,11 +187,8 @@ async function main(): Promise<void> {
   const withTerminal = has('script');
   if (!withTerminal) console.log('script not installed (Debian: bsdutils): the scan in a terminal is skipped');
   const terminalOut = join(BENCH, 'terminal-scan.ndjson');
-  const q = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
-  const inTerminal: [string, string[]] = [
-    'script',
-    ['-qfec', `stty cols 100 rows 40; exec env -u CI ${q(process.execPath)} ${q(BIN)} check --json ${q(scanDir)} > ${q(terminalOut)}`, '/dev/null'],
-  ];
+  const q = shellQuote;
+  const inTerminal = terminalCommand(`exec env -u CI ${q(process.execPath)} ${q(BIN)} check --json ${q(scanDir)} > ${q(terminalOut)}`);
 
   // Rounds, each running every contender once in turn: this machine drifts by up to a third
   // over minutes, and running all scans first and all floors last compared different minutes.

@@ -10,7 +10,7 @@ import { APPLE_MAKER_NOTE, exifApp1, tinyJpeg } from './fixtures/make.js';
 import { ROOT } from './helpers/corpus.js';
 import { parseLines } from './helpers/run-cli.js';
 import { makeSignedSet, type SignedSet } from './helpers/signed.js';
-import { HAS_SCRIPT, replay, runInTerminal } from './helpers/terminal.js';
+import { HAS_SCRIPT, replay, runInTerminal, shellQuote } from './helpers/terminal.js';
 
 const BIN = join(ROOT, 'bin', 'provenance.js');
 const FRAME = /files \| [\d.]+ files\/s/;
@@ -37,13 +37,12 @@ afterAll(() => {
   signed?.cleanup();
 });
 
-const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
-const check = (args: string) => `exec ${quote(process.execPath)} ${quote(BIN)} check ${args}`;
+const check = (args: string) => `exec ${shellQuote(process.execPath)} ${shellQuote(BIN)} check ${args}`;
 const nonEmpty = (lines: string[]) => lines.filter((l) => l.trim() !== '');
 
 describe.skipIf(!HAS_SCRIPT)('check on a terminal', () => {
   it('one file: its report and nothing else, no progress display and no table', async () => {
-    const run = await runInTerminal(check(quote(join(dir, 'one.jpg'))));
+    const run = await runInTerminal(check(shellQuote(join(dir, 'one.jpg'))));
     expect(run.code).toBe(0);
     const screen = nonEmpty(replay(run.output).lines);
     expect(screen[0]).toContain('one.jpg');
@@ -53,7 +52,7 @@ describe.skipIf(!HAS_SCRIPT)('check on a terminal', () => {
   });
 
   it('a short scan ends with the table, without ever drawing the display', async () => {
-    const run = await runInTerminal(`${check(`--json ${quote(join(dir, 'small'))}`)} > /dev/null`);
+    const run = await runInTerminal(`${check(`--json ${shellQuote(join(dir, 'small'))}`)} > /dev/null`);
     expect(run.code).toBe(0);
     expect(run.output).not.toMatch(FRAME);
     expect(nonEmpty(replay(run.output).lines)).toEqual([
@@ -69,7 +68,7 @@ describe.skipIf(!HAS_SCRIPT)('check on a terminal', () => {
 
   it('a long scan draws the display, then replaces it with the table, cursor shown', async () => {
     const out = join(dir, 'long.ndjson');
-    const run = await runInTerminal(`${check(`--json ${quote(join(dir, 'long'))} --concurrency 2`)} > ${quote(out)}`);
+    const run = await runInTerminal(`${check(`--json ${shellQuote(join(dir, 'long'))} --concurrency 2`)} > ${shellQuote(out)}`);
     expect(run.code).toBe(0);
     expect(run.output).toMatch(FRAME);
     const screen = replay(run.output);
@@ -82,7 +81,7 @@ describe.skipIf(!HAS_SCRIPT)('check on a terminal', () => {
   it('Ctrl-C: exit 130, the display erased, the cursor shown, every line written whole', async () => {
     const out = join(dir, 'interrupted.ndjson');
     let typed = false;
-    const run = await runInTerminal(`${check(`--json ${quote(join(dir, 'long'))} --concurrency 2`)} > ${quote(out)}`, (output, type) => {
+    const run = await runInTerminal(`${check(`--json ${shellQuote(join(dir, 'long'))} --concurrency 2`)} > ${shellQuote(out)}`, (output, type) => {
       if (!typed && FRAME.test(output)) {
         typed = true;
         type('\x03');

@@ -3,6 +3,7 @@
 // Handles CR, LF, CSI n A/B (up, down), CSI n G (column), CSI 2K / K (erase line / to its end),
 // CSI J (erase below), CSI ?25 h/l (cursor shown / hidden); other CSI sequences (colours,
 // synchronised output) change nothing on a plain-text screen and are skipped.
+// Also how the tests and `npm run bench` run a command on a real pseudo-terminal (util-linux script).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
@@ -58,6 +59,16 @@ export function replay(output: string): Screen {
 /** util-linux `script`, which runs a command on a pseudo-terminal (Debian: bsdutils). */
 export const HAS_SCRIPT = existsSync('/usr/bin/script');
 
+/** `s` as one word for sh, quoted. */
+export function shellQuote(s: string): string {
+  return `'${s.replaceAll("'", "'\\''")}'`;
+}
+
+/** util-linux `script` running a shell command on a pseudo-terminal of 100 x 40, as [cmd, argv]. */
+export function terminalCommand(command: string): [string, string[]] {
+  return ['script', ['-qefc', `stty cols 100 rows 40; ${command}`, '/dev/null']];
+}
+
 export interface TerminalRun {
   code: number;
   /** Everything the terminal received, escape sequences included. */
@@ -75,7 +86,8 @@ export function runInTerminal(
   env: NodeJS.ProcessEnv = {},
 ): Promise<TerminalRun> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => key !== 'CI' && key !== 'CONTINUOUS_INTEGRATION'));
-  const child = spawn('script', ['-qefc', `stty cols 100 rows 40; ${command}`, '/dev/null'], {
+  const [cmd, argv] = terminalCommand(command);
+  const child = spawn(cmd, argv, {
     env: { ...base, ...env },
     stdio: ['pipe', 'pipe', 'inherit'],
   });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { detect } from '../src/engine/detect.js';
 import { LineBatcher } from '../src/commands/line-batcher.js';
 import { FileReader } from '../src/engine/file-reader.js';
-import { readHints } from '../src/engine/xmp-hints.js';
+import { readHints } from '../src/media/xmp-hints.js';
 
 function listFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })

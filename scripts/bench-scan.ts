@@ -7,16 +7,19 @@
 // draws the progress display. BENCH_RUNS rounds (default 5), each running every contender
 // once, so that ratios compare runs of the same minute. Every run starts with the folder in the
 // page cache (warmCache).
+// With them, the scan cache (issue 19): the folder's first scan with --incremental (an empty
+// cache) and its rescan, and a rescan of 100,000 small files (.bench/small-100k, whose cache is
+// filled once before the rounds).
 // `npm run bench -- --rss` also scans a 10,000-file folder and reports peak RSS and order.
 // Figures go into docs/PERFORMANCE.md by hand; nothing here is a pass/fail test.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { shellQuote, terminalCommand } from '../test/helpers/terminal.js';
 import { sha256Ms } from './machine-speed.js';
-import { APPLE_MAKER_NOTE, concat, exifApp1, makePki, signC2pa, simpleManifest, tinyJpeg } from '../test/fixtures/make.js';
+import { APPLE_MAKER_NOTE, concat, exifApp1, makePki, signC2pa, simpleManifest, tinyJpeg, tinyPng } from '../test/fixtures/make.js';
 
 const ROOT = resolve('.');
 const BENCH = join(ROOT, '.bench');
@@ -71,9 +74,34 @@ async function buildScanFolder(dir: string, cameras: number, signedCount: number
   writeFileSync(marker, '');
 }
 
+/**
+ * `count` small files (tiny PNGs and JPEGs, a few hundred bytes each, unique bytes), 1,000 per
+ * folder, dated a day back so that the scan cache's racy-timestamp rule stores every one.
+ */
+function buildSmallFolder(dir: string, count: number): void {
+  const marker = `${dir}.built-${count}`;
+  if (existsSync(marker)) return;
+  rmSync(dir, { recursive: true, force: true });
+  const bases = [tinyPng({ seed: 1 }), tinyPng({ seed: 2 }), tinyJpeg({ seed: 3 })];
+  const dayAgo = new Date(Date.now() - 24 * 3600 * 1000);
+  for (let i = 0; i < count; i++) {
+    const sub = join(dir, String(Math.floor(i / 1000)).padStart(3, '0'));
+    if (i % 1000 === 0) mkdirSync(sub, { recursive: true });
+    const base = bases[i % bases.length]!;
+    const file = join(sub, `f${String(i).padStart(6, '0')}.${i % 3 === 2 ? 'jpg' : 'png'}`);
+    // Bytes after the end of the image: read by nobody, but every file's sha256 differs.
+    writeFileSync(file, concat(base, Buffer.from(`#${i}`)));
+    utimesSync(file, dayAgo, dayAgo);
+  }
+  writeFileSync(marker, '');
+}
+
 // As in bench-cold-start.mjs: NODE_EXTRA_CA_CERTS costs every Node start ~45 ms before any code
 // runs; some sandboxes set it, users do not. Dropped unless BENCH_KEEP_ENV=1. CI=true: no progress.
 const benchEnv: NodeJS.ProcessEnv = { ...process.env, CI: 'true' };
+/** The scan cache's folder for the bench's runs (PROVENANCE_CACHE_DIR), never the user's own. */
+const BENCH_CACHE = join(BENCH, 'cache');
+benchEnv.PROVENANCE_CACHE_DIR = BENCH_CACHE;
 if (!process.env.BENCH_KEEP_ENV) delete benchEnv.NODE_EXTRA_CA_CERTS;
 
 interface Timed {
@@ -86,13 +114,17 @@ interface Timed {
  * Runs commands at once, each with stdout captured, and times them until the last one ends;
  * polls /proc for each process's peak RSS (VmHWM) and reports the highest.
  */
-function timed(...commands: [string, string[]][]): Promise<Timed> {
+function timed(...args: [...[string, string[]][]] | [...[string, string[]][], string]): Promise<Timed> {
+  // A last string argument: the scan cache folder for these commands.
+  const cacheDir = typeof args.at(-1) === 'string' ? (args.pop() as string) : BENCH_CACHE;
+  const commands = args as [string, string[]][];
+  const env = { ...benchEnv, PROVENANCE_CACHE_DIR: cacheDir };
   const t0 = performance.now();
   let peak = 0;
   const runs = commands.map(
     ([cmd, args]) =>
       new Promise<string>((resolveRun, reject) => {
-        const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], env: benchEnv });
+        const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
         const chunks: Buffer[] = [];
         const poll = setInterval(() => {
           try {
@@ -141,6 +173,11 @@ interface Round {
   exif?: Timed;
   /** The scan with stderr on a terminal (its NDJSON went to a file). */
   terminal?: Timed;
+  /** --incremental with an empty scan cache, then again with the folder unchanged. */
+  incrementalFirst: Timed;
+  incrementalRescan: Timed;
+  /** --incremental on 100,000 small files, all in the cache. */
+  smallRescan: Timed;
 }
 
 function median(values: number[]): number {
@@ -167,6 +204,16 @@ async function main(): Promise<void> {
   console.log(`${files.length} files, ${(bytes / 1048576).toFixed(0)} MiB, ${availableParallelism()} cores, node ${process.version}`);
 
   const floorScript = await buildFloor();
+  const SMALL = 100_000;
+  const smallDir = join(BENCH, 'small-100k');
+  console.log(`building a folder of ${SMALL.toLocaleString('en-US')} small files (cached in .bench/) ...`);
+  buildSmallFolder(smallDir, SMALL);
+  const smallCache = join(BENCH, 'cache-small');
+  // Filled once: the rounds time its rescans. A fresh cache, so an engine rebuilt since the last
+  // bench does not leave its entries unread beside the new ones.
+  rmSync(smallCache, { recursive: true, force: true });
+  const smallFill = await timed([process.execPath, [BIN, 'check', '--json', '--incremental', '--summary', smallDir]], smallCache);
+  console.log(`filled the scan cache for the small files: ${(smallFill.ms / 1000).toFixed(1)} s (${(SMALL / (smallFill.ms / 1000)).toFixed(0)} files/s, a first scan)`);
   const has = (cmd: string) => {
     try {
       execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
@@ -198,6 +245,11 @@ async function main(): Promise<void> {
     warmCache(files);
     return timed(...commands);
   };
+  const incremental = node(BIN, 'check', '--json', '--incremental', scanDir);
+  const runWithEmptyCache = (...commands: [string, string[]][]) => {
+    rmSync(BENCH_CACHE, { recursive: true, force: true });
+    return run(...commands);
+  };
   for (let i = 0; i < runs; i++) {
     const n = files.length;
     rounds.push({
@@ -207,6 +259,10 @@ async function main(): Promise<void> {
       split: checkLines('the split', await run(node(floorScript, scanDir, '0/2'), node(floorScript, scanDir, '1/2')), n),
       exif: withExiftool ? await run(['exiftool', ['-json', '-r', '-q', scanDir]]) : undefined,
       terminal: withTerminal ? checkLines('the scan in a terminal', { ...(await run(inTerminal)), stdout: readFileSync(terminalOut, 'utf8') }, n) : undefined,
+      incrementalFirst: checkLines('the first --incremental scan', await runWithEmptyCache(incremental), n),
+      incrementalRescan: checkLines('the --incremental rescan', await run(incremental), n),
+      // The small files are not warmed: a stat needs the inodes, not the bytes, and they stay cached.
+      smallRescan: checkLines('the rescan of the small files', await timed(node(BIN, 'check', '--json', '--incremental', smallDir), smallCache), SMALL),
     });
   }
   const ms = (pick: (r: Round) => Timed | undefined) => median(rounds.map((r) => pick(r)?.ms ?? NaN));
@@ -226,12 +282,20 @@ async function main(): Promise<void> {
   row('ideal split: two such loops at once, each on every other file', ms((r) => r.split));
   if (withExiftool) row('exiftool -json -r', ms((r) => r.exif));
   if (withTerminal) row('provenance check --json, stderr a terminal (live display)', ms((r) => r.terminal));
+  row('provenance check --json --incremental, first scan (empty scan cache)', ms((r) => r.incrementalFirst));
+  row('provenance check --json --incremental, rescan of the unchanged folder', ms((r) => r.incrementalRescan));
+  const small = ms((r) => r.smallRescan);
+  console.log(`| ${SMALL.toLocaleString('en-US')} small files, --incremental rescan, all from the cache | ${(small / 1000).toFixed(2)} s | ${(SMALL / (small / 1000)).toFixed(0)} |`);
   console.log(`\nscan / exiftool: ${withExiftool ? `${paired((r) => r.scan, (r) => r.exif)} (target <= 0.25x)` : 'n/a'}`);
   console.log(`single-core floor / scan: ${paired(floorOf, (r) => r.scan)} (target >= 1.5x)`);
   if (pinnable) console.log(`the loop not held to a core / scan: ${paired((r) => r.freeFloor, (r) => r.scan)}`);
   console.log(`single-core floor / ideal split: ${paired(floorOf, (r) => r.split)} (two processes, no coordination: the bound a pool of two starts from)`);
   console.log(`ideal split / scan: ${paired((r) => r.split, (r) => r.scan)}`);
   if (withTerminal) console.log(`scan in a terminal / piped scan: ${paired((r) => r.terminal, (r) => r.scan)}`);
+  console.log(`incremental rescan / first incremental scan: ${paired((r) => r.incrementalRescan, (r) => r.incrementalFirst)} (target <= 0.1x)`);
+  console.log(`incremental rescan / plain scan: ${paired((r) => r.incrementalRescan, (r) => r.scan)}`);
+  console.log(`first incremental scan / plain scan: ${paired((r) => r.incrementalFirst, (r) => r.scan)} (the cost of storing)`);
+  console.log(`${SMALL.toLocaleString('en-US')}-file rescan: ${(SMALL / (small / 1000)).toFixed(0)} files/s (target >= 20,000)`);
   const scan = rounds.map((r) => r.scan).sort((x, y) => x.ms - y.ms)[Math.floor(rounds.length / 2)]!;
   // 1.9 MB, the size of the corpus JPEG bench-daemon.ts hashes, so the two benches' figures compare.
   console.log(`machine speed at the end: SHA-256 of 1.9 MB in ${sha256Ms(Buffer.alloc(1957448, 7)).toFixed(2)} ms, one thread`);

@@ -1,4 +1,4 @@
-// Builds dist/: the CLI (dist/cli.js), the pool's worker (dist/detect-worker.js), and one bundle
+// Builds dist/: the CLI (dist/cli.js), the library (dist/index.js), the pool's worker (dist/detect-worker.js), and one bundle
 // in dist/lazy/ for each of our modules that the code imports dynamically (the progress display,
 // the worker pool, daemon and trust commands, ...).
 //
@@ -8,7 +8,8 @@
 // splitting it would inline lazy modules and hoist their imports of ink or react to the top of
 // cli.js. So each dynamic import of our own code becomes its own self-contained bundle, and
 // test/bundle.test.ts checks that the start-up path stays one file with no package imports.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { build } from 'esbuild';
 
@@ -16,6 +17,21 @@ const DIST = 'dist';
 const LAZY = join(DIST, 'lazy');
 
 rmSync(DIST, { recursive: true, force: true });
+
+/**
+ * The engine's fingerprint for the scan cache (src/engine/engine-version.ts): a hash of every
+ * source file that can change a result, and of the c2pa-wasm package's version.
+ */
+function engineBuild() {
+  const hash = createHash('sha256');
+  const files = ['src/engine', 'src/detectors', 'src/media']
+    .filter((dir) => existsSync(dir))
+    .flatMap((dir) => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath ?? e.path, e.name)));
+  for (const file of [...files, 'src/types.ts'].sort()) hash.update(`${file}\0`).update(readFileSync(file)).update('\0');
+  hash.update(JSON.parse(readFileSync('node_modules/@contentauth/c2pa-wasm/package.json', 'utf8')).version);
+  return hash.digest('hex').slice(0, 16);
+}
+const ENGINE_BUILD = { __PROVENANCE_ENGINE_BUILD__: JSON.stringify(engineBuild()) };
 
 const common = {
   bundle: true,
@@ -29,10 +45,11 @@ const common = {
   // of every bundle but the progress display's own (PROGRESS below).
   external: [
     '@contentauth/c2pa-wasm', 'file-type', 'ink', 'react', 'react/jsx-runtime',
-    'fastify', '@fastify/multipart', '@fastify/swagger', '@fastify/swagger-ui', 'lowdb', 'undici', 'nodemailer',
+    'fastify', '@fastify/multipart', '@fastify/swagger', '@fastify/swagger-ui', 'lowdb', 'undici', 'nodemailer', 'pg',
   ],
   // Bundled CommonJS dependencies (commander) call require(); give them one.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  define: ENGINE_BUILD,
   logLevel: 'warning',
 };
 
@@ -109,23 +126,31 @@ function progressDependencies() {
   };
 }
 
+/** Bundles with no CommonJS inside need no `require` (the library's entry: node:module costs its import). */
+const NO_REQUIRE = new Set(['src/index.ts']);
+
 async function bundle(source, outfile) {
   const progress = relative(process.cwd(), resolve(source)) === PROGRESS;
   await build({
     ...common,
+    ...(NO_REQUIRE.has(relative(process.cwd(), resolve(source))) ? { banner: {} } : {}),
     entryPoints: [source],
     outfile,
     plugins: [...(progress ? [progressDependencies()] : []), lazyImports(outfile)],
     ...(progress
       ? {
           external: common.external.filter((p) => !BUNDLED_IN_PROGRESS.has(p)),
-          define: { 'process.env.NODE_ENV': '"production"' },
+          define: { ...ENGINE_BUILD, 'process.env.NODE_ENV': '"production"' },
         }
       : {}),
   });
 }
 
 await bundle('src/cli.ts', join(DIST, 'cli.js'));
+// The library's entry (`import ... from 'provenance'`, package.json "exports"); its lazy parts
+// (the worker pool) share dist/lazy/ with the CLI's. Its declarations come from
+// tsconfig.types.json, run by `npm run build` after this script.
+await bundle('src/index.ts', join(DIST, 'index.js'));
 await bundle('src/engine/detect-worker.ts', join(DIST, 'detect-worker.js'));
 while (pending.length) {
   const { source, outfile } = pending.shift();

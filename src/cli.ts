@@ -4,6 +4,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { registerDaemonCommands } from './commands/daemon-cli.js';
 import { EXIT, processIO, type CommandIO } from './commands/io.js';
+import { guardOutput } from './commands/output-guard.js';
 import { registerRemoteCommands } from './commands/remote-cli.js';
 // `check` is the command that has to start fast: it is part of dist/cli.js, not a lazy bundle.
 import { runCheck } from './commands/check.js';
@@ -12,10 +13,11 @@ import { splitCheckList } from './engine/checks.js';
 const EXIT_CODES_HELP = `
 Exit codes:
   0  every input was checked (whatever was found)
-  1  some input could not be read (each is reported on its own line; the rest were checked)
-  2  usage error (unknown flag, unknown or repeated check id, not logged in with --remote, ...)
+  1  some input could not be read (each is reported on its own line; the rest were checked),
+     or standard output could not be written (a full disk: one line on stderr)
+  2  usage error (unknown flag, unknown or repeated check id, --fail-on for a check that does not run, not logged in with --remote, ...)
   3  remote checks: the API's monthly quota is used up (the inputs not checked are listed)
-  4  --fail-on: some file's check had the named result (every input was still checked)
+  4  --fail-on: some file's check had the named result (every input was still checked), or no file was checked (unless --allow-empty)
   130  interrupted (Ctrl-C); every line written before is complete`;
 
 interface CheckFlags {
@@ -27,6 +29,8 @@ interface CheckFlags {
   null: boolean;
   include: string[];
   exclude: string[];
+  caseSensitive: boolean;
+  allowEmpty: boolean;
   concurrency?: number;
   failOn: string[];
   summary: boolean;
@@ -34,13 +38,15 @@ interface CheckFlags {
   local: boolean;
   remote: boolean;
   cache: boolean;
+  incremental?: boolean;
+  cacheMax?: string;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 function parseWhole(value: string): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value) || n < 1 || n > 256) throw new InvalidArgumentError('a whole number from 1 to 256 is needed.');
+  if (!/^\d+$/.test(value) || n < 1 || n > 256) throw new InvalidArgumentError('A whole number from 1 to 256 is needed.');
   return n;
 }
 
@@ -52,8 +58,7 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
     })
-    .exitOverride()
-    .showHelpAfterError('(run with --help for usage)');
+    .exitOverride();
 
   program
     .command('check')
@@ -63,10 +68,12 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
     .option('--json', 'one JSON line per input (NDJSON): the /v1 detection result plus "source"', false)
     .option('--files-from <file>', 'also check the paths listed in FILE (- for standard input), one per line')
     .option('-0, --null', 'with --files-from: the list is NUL-separated (find -print0)', false)
-    .option('--include <glob>', 'in folders, check only files matching GLOB (repeatable; *.jpg matches names, a/**/b paths)', collect, [])
+    .option('--include <glob>', 'in folders, check only files matching GLOB (repeatable; *.jpg matches names, a/**/b paths; any letter case)', collect, [])
     .option('--exclude <glob>', 'in folders, skip files and folders matching GLOB (repeatable)', collect, [])
-    .option('--concurrency <n>', 'worker threads for folders and lists (default: the available cores); remote checks: requests in flight (default 4)', parseWhole)
-    .option('--fail-on <check=result>', 'exit 4 when any file has this result, e.g. c2pa=not_found (repeatable)', collect, [])
+    .option('--case-sensitive', '--include/--exclude match letter case exactly (default: *.jpg also matches IMG_1.JPG)', false)
+    .option('--concurrency <n>', 'worker threads for folders and lists (default: the available cores; at most 4 per core); remote checks: requests in flight (default 4)', parseWhole)
+    .option('--fail-on <check=result>', 'exit 4 when any file has this result, e.g. c2pa=not_found (repeatable; the check must run); also when no file was checked', collect, [])
+    .option('--allow-empty', 'with --fail-on: a run that checked no file exits 0, not 4', false)
     .option('--summary', 'at the end, write the counts as JSON on standard error', false)
     .option('-q, --quiet', 'no progress display', false)
     .option('--trust-anchors <file>', 'PEM file of C2PA trust anchors, instead of those kept with `provenance trust`')
@@ -74,6 +81,9 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
     .option('--local', 'check on this machine even when logged in to an API', false)
     .option('--remote', 'check with the API (`provenance login` first, or PROVENANCE_API_KEY)', false)
     .option('--no-cache', 'remote checks: ask the API again instead of using cached results')
+    .option('--incremental', 'keep a scan cache and answer files unchanged since an earlier scan from it (local checks; also the incremental setting)')
+    .option('--no-incremental', 'no scan cache for this run, whatever the incremental setting says')
+    .option('--cache-max <size>', 'with --incremental: the scan cache\'s size bound, oldest entries pruned first (default 1GB)')
     .addHelpText('after', EXIT_CODES_HELP)
     .action(async (inputs: string[], opts: CheckFlags) => {
       const checks = opts.checks === undefined ? undefined : splitCheckList(opts.checks);
@@ -89,6 +99,8 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
             nul: opts.null,
             include: opts.include,
             exclude: opts.exclude,
+            caseSensitive: opts.caseSensitive,
+            allowEmpty: opts.allowEmpty,
             concurrency: opts.concurrency,
             failOn: opts.failOn,
             summary: opts.summary,
@@ -96,6 +108,8 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
             local: opts.local,
             remote: opts.remote,
             cache: opts.cache,
+            incremental: opts.incremental,
+            cacheMax: opts.cacheMax,
           },
           io,
         ),
@@ -144,7 +158,30 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
   registerDaemonCommands(program, io, setExit);
 
   program.addHelpText('after', EXIT_CODES_HELP);
+  restyleParseErrors(program, io);
   return program;
+}
+
+/**
+ * commander's own errors (`error: unknown option '--x'` and a help hint on the next line) in the
+ * tool's style: one `provenance: ...` line that names the command's --help. Set on every command,
+ * because each one keeps its own output settings and knows its own name.
+ */
+export function commanderErrorLine(message: string, commandPath: string): string {
+  const [first = '', ...rest] = message.trim().split('\n');
+  const text = first.replace(/^error: /, '');
+  const suggestion = rest
+    .map((line) => line.trim().replace(/^\((.*)\)$/, '$1'))
+    .filter(Boolean)
+    .join(' ');
+  const hint = suggestion ? ` ${suggestion.charAt(0).toUpperCase()}${suggestion.slice(1)}` : '';
+  return `provenance: ${text}.${hint} See \`${commandPath} --help\`.\n`.replace(/\.\./g, '.');
+}
+
+function restyleParseErrors(command: Command, io: CommandIO, parents: string[] = []): void {
+  const path = [...parents, command.name()];
+  command.configureOutput({ outputError: (message) => io.stderr.write(commanderErrorLine(message, path.join(' '))) });
+  for (const sub of command.commands) restyleParseErrors(sub, io, path);
 }
 
 export async function main(argv: string[], io: CommandIO = processIO()): Promise<number> {
@@ -152,11 +189,8 @@ export async function main(argv: string[], io: CommandIO = processIO()): Promise
   const program = buildProgram(io, (c) => {
     code = c;
   });
-  // A closed pipe (e.g. `provenance check --json dir | head`) ends the run quietly.
-  io.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(code);
-    throw err;
-  });
+  // A closed pipe (`| head -1`) ends the run quietly; a full disk is one line and exit 1.
+  guardOutput(io, () => code);
   try {
     await program.parseAsync(argv);
   } catch (err) {

@@ -46,7 +46,7 @@ export interface C2paClaims {
   validation?: C2paValidation;
   /** IPTC digital source type URI named by the active manifest's actions (CONTRACT, additive). */
   digital_source_type?: string;
-  /** true: an AI source type or the legacy com.adobe.generative-ai assertion; absent when nothing is named. */
+  /** true: trainedAlgorithmicMedia, compositeWithTrainedAlgorithmicMedia or the legacy com.adobe.generative-ai assertion (not algorithmicMedia); false for any other named type; absent when nothing is named. */
   ai_generated?: boolean;
   /** The signature time, ISO 8601 UTC, when the manifest has one. */
   signed_at?: string;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detect } from '../src/engine/detect.js';
-import { readHints } from '../src/engine/xmp-hints.js';
+import { readHints } from '../src/media/xmp-hints.js';
 import { makeStyle } from '../src/ui/style.js';
 import { formatResult, type ReportOptions } from '../src/ui/text-report.js';
 import { tamper } from './fixtures/make.js';
@@ -52,6 +52,12 @@ describe('the C2PA card', () => {
 
       "
     `);
+  });
+
+  it('algorithmicMedia: no, and says what the type means (issue 18)', async () => {
+    const text = await card('algorithmic');
+    expect(text).toContain('AI-generated   no: algorithmicMedia (made by an algorithm, not by a trained model), named by its c2pa.created action\n');
+    expect(text).not.toContain('yes');
   });
 
   it('digitalCapture, signer trusted through the test CA', async () => {
@@ -302,7 +308,7 @@ describe('the C2PA card', () => {
       "C.jpg
         image/jpeg · 129 KiB · sha256 a2d14755db55de67a47c04090340d8266e892367be4104a45626d7a6fa6e9ffd
         c2pa              found: signed by C2PA Test Signing Cert, made with make_test_images/0.33.1 c2pa-rs/0.33.1
-                          AI-generated   yes: algorithmicMedia (made by an algorithm without training data), named by its c2pa.created action
+                          AI-generated   no: algorithmicMedia (made by an algorithm, not by a trained model), named by its c2pa.created action
                           signed by      C2PA Test Signing Cert (certificate: C2PA Signer)
                           signed at      2024-08-06 21:53:37 UTC
                           app or device  Make Test Images 0.33.1 (claim generator: make_test_images/0.33.1 c2pa-rs/0.33.1)

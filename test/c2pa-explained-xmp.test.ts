@@ -1,7 +1,7 @@
 // The unsigned XMP hint (Iptc4xmpExt:DigitalSourceType): where the packet is found and which
 // forms of the property are read.
 import { describe, expect, it } from 'vitest';
-import { digitalSourceTypeFromXmp, jpegXmp, readHints, scanXmp, SCAN_WINDOW } from '../src/engine/xmp-hints.js';
+import { digitalSourceTypeFromXmp, jpegXmp, readHints, scanXmp, SCAN_WINDOW } from '../src/media/xmp-hints.js';
 import { concat, tinyJpeg, tinyMp4, tinyPng, tinyTiff } from './fixtures/make.js';
 import { IPTC, IPTC_EXT, jpegWithXmp, pngWithXmp, xmpPacket } from './helpers/explained.js';
 

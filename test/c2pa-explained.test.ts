@@ -64,6 +64,15 @@ describe('digital_source_type and ai_generated', () => {
     expect(explained(await claimsOf('ai-v1-param'))).toEqual({ digital_source_type: AI, ai_generated: true, ingredients: 0 });
   });
 
+  it('algorithmicMedia (an algorithm without training data) is not AI-generated (issue 18)', async () => {
+    expect(explained(await claimsOf('algorithmic'))).toEqual({
+      digital_source_type: `${IPTC}algorithmicMedia`,
+      ai_generated: false,
+      signed_at: expect.stringMatching(ISO_UTC),
+      ingredients: 0,
+    });
+  });
+
   it('compositeWithTrainedAlgorithmicMedia is AI-generated', async () => {
     expect(explained(await claimsOf('composite'))).toEqual({
       digital_source_type: COMPOSITE,
@@ -110,13 +119,13 @@ describe('digital_source_type and ai_generated', () => {
     expect(explained(await claimsOf('deep'))).toEqual({ ingredients: 1 });
   });
 
-  it.skipIf(!HAS_CORPUS)('corpus C.jpg (a recorded v1 c2pa.actions): algorithmicMedia, AI-generated, signed 2024-08-06', async () => {
+  it.skipIf(!HAS_CORPUS)('corpus C.jpg (a recorded v1 c2pa.actions): algorithmicMedia, not AI-generated (issue 18), signed 2024-08-06', async () => {
     const { readFileSync } = await import('node:fs');
     const m = c2paOf(await detect(readFileSync(join(CORPUS_FILES, 'C.jpg')), { checks: ['c2pa'] }));
     expect(m.claims?.assertions).toEqual(['stds.schema-org.CreativeWork', 'c2pa.actions']);
     expect(explained(m.claims!)).toEqual({
       digital_source_type: `${IPTC}algorithmicMedia`,
-      ai_generated: true,
+      ai_generated: false,
       signed_at: '2024-08-06T21:53:37Z',
       ingredients: 0,
     });

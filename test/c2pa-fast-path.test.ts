@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readManifest } from '../src/detectors/c2pa.js';
 import { c2pa } from '../src/detectors/c2pa.js';
-import { hasC2paMarker } from '../src/engine/c2pa-markers.js';
+import { hasC2paMarker } from '../src/media/c2pa-markers.js';
 import { describeMedia } from '../src/engine/detect.js';
 import { exifApp1, APPLE_MAKER_NOTE, tinyJpeg, tinyMp4, tinyPng, tinyTiff } from './fixtures/make.js';
 import { CORPUS_FILES, HAS_CORPUS, loadExpected } from './helpers/corpus.js';

@@ -133,13 +133,14 @@ describe('issue 7: source type, AI, signing time, ingredients (pure mapping)', (
     expect(sourceTypeOf([a('c2pa.created')])).toBeUndefined();
   });
 
-  it('AI types: the three IPTC terms, over http or https or bare; nothing else', () => {
-    for (const t of ['trainedAlgorithmicMedia', 'compositeWithTrainedAlgorithmicMedia', 'algorithmicMedia']) {
+  it('AI types: the two trained-model IPTC terms, over http or https or bare; nothing else (not algorithmicMedia)', () => {
+    for (const t of ['trainedAlgorithmicMedia', 'compositeWithTrainedAlgorithmicMedia']) {
       expect(isAiSourceType(IPTC + t)).toBe(true);
       expect(isAiSourceType(`https://cv.iptc.org/newscodes/digitalsourcetype/${t}`)).toBe(true);
       expect(isAiSourceType(t)).toBe(true);
     }
-    for (const t of ['digitalCapture', 'compositeSynthetic', 'algorithmicallyEnhanced', 'digitalCreation']) expect(isAiSourceType(IPTC + t)).toBe(false);
+    for (const t of ['algorithmicMedia', 'digitalCapture', 'compositeSynthetic', 'algorithmicallyEnhanced', 'digitalCreation']) expect(isAiSourceType(IPTC + t)).toBe(false);
+    expect(isAiSourceType('algorithmicMedia')).toBe(false);
     expect(isAiSourceType('http://example.test/trainedAlgorithmicMedia')).toBe(false);
   });
 

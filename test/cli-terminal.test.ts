@@ -74,7 +74,7 @@ describe.skipIf(!HAS_SCRIPT)('check on a terminal', () => {
     const screen = replay(run.output);
     expect(screen.cursorVisible).toBe(true);
     expect(screen.lines.join('\n')).not.toMatch(FRAME);
-    expect(nonEmpty(screen.lines)[0]).toMatch(/^3000 checked · 0 unreadable/);
+    expect(nonEmpty(screen.lines)[0]).toMatch(/^3,000 checked · 0 unreadable/);
     expect(parseLines(readFileSync(out, 'utf8'))).toHaveLength(3000);
   });
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 // @ts-expect-error exifr ships no types for this entry point
 import exifr from 'exifr/dist/full.esm.mjs';
 import { cameraReference } from '../src/detectors/camera-reference.js';
-import { ExifDamage, MAKER_NOTE_PREFIX_BYTES, jpegExifBlock, readCameraTags } from '../src/detectors/exif-tags.js';
+import { ExifDamage, MAKER_NOTE_PREFIX_BYTES, jpegExifBlock, readCameraTags } from '../src/media/exif-tags.js';
 import { describeMedia } from '../src/engine/detect.js';
 import { APPLE_MAKER_NOTE, exifApp1, tinyJpeg, tinyTiff, truncate } from './fixtures/make.js';
 import { CORPUS_FILES, HAS_CORPUS } from './helpers/corpus.js';
@@ -91,7 +91,10 @@ function bigEndianTiff(make: string, makerNote: Uint8Array): Uint8Array {
     out.writeUInt32BE(count, at + 4);
     out.writeUInt32BE(value, at + 8);
   };
-  entry(ifd0At + 2, 0x010f, 2, makeBytes.length, makeAt);
+  // A value of 4 bytes or fewer sits in the entry itself, as TIFF says and readers read it.
+  const inline = makeBytes.length <= 4;
+  entry(ifd0At + 2, 0x010f, 2, makeBytes.length, inline ? 0 : makeAt);
+  if (inline) makeBytes.copy(out, ifd0At + 2 + 8);
   entry(ifd0At + 14, 0x8769, 4, 1, exifAt);
   out.writeUInt16BE(1, exifAt);
   entry(exifAt + 2, 0x927c, 7, makerNote.length, noteAt);

@@ -43,7 +43,7 @@ function sh(command: string, env: NodeJS.ProcessEnv = {}) {
 describe('README examples of output', () => {
   it('the C2PA card shown is what `provenance check examples/ai-generated.png` prints', async () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const shown = /`provenance check examples\/ai-generated\.png`:\n\n```\n([\s\S]*?)```/.exec(readme)?.[1];
+    const shown = /`provenance check examples\/ai-generated\.png`:\n\n```text\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(shown, 'README has the card block').toBeDefined();
     const run = await runBin(['check', 'examples/ai-generated.png']);
     expect(run.stdout.startsWith(shown!)).toBe(true);

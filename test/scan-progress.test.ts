@@ -61,6 +61,19 @@ describe('formatScanTable', () => {
     ]);
   });
 
+  it('groups the thousands of every count, as in "1,087 from cache"', () => {
+    const results = [...Array.from({ length: 1200 }, () => result('found', 'not_found')), ...Array.from({ length: 34 }, () => result('not_found', 'unavailable'))];
+    const stats = statsOf(results, 1001);
+    const text = formatScanTable(stats, makeStyle(false), stats.startedAt + 1000);
+    expect(text.split('\n')).toEqual([
+      '1,234 checked · 1,001 unreadable · 1.0 s · 2,235 files/s',
+      'check                found  not found  unavailable',
+      'c2pa                 1,200         34            0',
+      'camera_reference         0      1,200           34',
+      '',
+    ]);
+  });
+
   it('is bold in its header and green where something was found, with colour on', () => {
     const text = formatScanTable(statsOf([result('found', 'not_found')]), makeStyle(true));
     expect(text).toContain('\u001b[1mcheck ');

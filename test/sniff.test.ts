@@ -1,6 +1,6 @@
 // Media type from the first bytes (SPEC 2.3; CONTRACT "Media types").
 import { describe, expect, it } from 'vitest';
-import { sniffMediaType } from '../src/engine/sniff.js';
+import { sniffMediaType } from '../src/media/sniff.js';
 import { EMPTY, NOT_MEDIA, concat, tinyJpeg, tinyMp4, tinyPng, tinyTiff } from './fixtures/make.js';
 
 const latin1 = (s: string) => Uint8Array.from(Buffer.from(s, 'latin1'));
@@ -27,10 +27,10 @@ describe('sniffMediaType', () => {
     ['M4A brand', () => ftyp('M4A ', 'isom'), 'audio/mp4'],
     ['QuickTime', () => ftyp('qt  ', 'qt  '), 'video/quicktime'],
     ['HEIC by major brand', () => ftyp('heic', 'mif1', 'heic'), 'image/heic'],
-    ['HEIC behind a generic mif1 brand', () => ftyp('mif1', 'mif1', 'heic'), 'image/heic'],
+    ['HEIF by its mif1 major brand, even with a compatible heic (issue 18)', () => ftyp('mif1', 'mif1', 'heic'), 'image/heif'],
     ['HEIF (no HEVC brand)', () => ftyp('mif1', 'mif1'), 'image/heif'],
     ['AVIF', () => ftyp('avif', 'mif1', 'avif'), 'image/avif'],
-    ['AVIF behind mif1', () => ftyp('mif1', 'mif1', 'avif'), 'image/avif'],
+    ['HEIF by its mif1 major brand, even with a compatible avif', () => ftyp('mif1', 'mif1', 'avif'), 'image/heif'],
     ['MP4 without a moov box', () => ftyp('isom', 'isom'), 'video/mp4'],
   ])('%s', async (_name, bytes, type) => {
     expect(await sniffMediaType(bytes())).toBe(type);

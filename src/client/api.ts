@@ -2,13 +2,13 @@
 // client rules: on 429 rate_limited wait Retry-After and send again (never in a tight loop, and
 // every request holds back while one waits); on 429 quota_exceeded stop (QuotaExceededError).
 import type { DetectionResult, DetectorsBody } from '../types.js';
-import { ApiError, AuthenticationError, ProtocolError, QuotaExceededError, RateLimitedError } from './errors.js';
+import { ApiError, apiErrorClass, AuthenticationError, ProtocolError, RateLimitedError } from './errors.js';
 import { multipartBody } from './multipart.js';
 import { quotaFromHeaders, retryAfterSeconds, type QuotaInfo } from './quota.js';
 import { realSleep, Transport, type RawResponse, type SendOptions, type Sleep, type TransportOptions } from './transport.js';
 
 // The contract's file limits (src/types.ts): a file up to INLINE_MAX_BYTES is sent as multipart,
-// a larger one through POST /v1/uploads, up to REMOTE_MAX_BYTES.
+// a larger one through POST /v1/uploads, up to REMOTE_MAX_BYTES (send-file.ts makes that choice).
 import { INLINE_MAX_BYTES, MB, REMOTE_MAX_BYTES } from '../types.js';
 
 export { INLINE_MAX_BYTES, MB, REMOTE_MAX_BYTES as UPLOAD_MAX_BYTES };
@@ -22,6 +22,41 @@ export interface ApiClientOptions extends TransportOptions {
   maxRateLimitWaits?: number;
   /** Longest single wait honoured (default 300 s); a longer Retry-After is cut to it. */
   maxWaitSeconds?: number;
+  /** How requests go out; an undici Transport over `baseUrl` unless given (the library's fetch). */
+  transport?: Transport;
+  /** The message of the AuthenticationError thrown, before sending, when there is no key. */
+  missingKeyMessage?: string;
+}
+
+/** Per request: a signal that aborts it (and any rate-limit wait before it). */
+export interface RequestOptions {
+  signal?: AbortSignal;
+}
+
+/** What each detect answer carried besides the result, as read from its headers. */
+export interface ResponseMeta {
+  /** The quota headers (X-Quota-*, RateLimit-*), when the answer had them. */
+  readonly quota?: QuotaInfo;
+  /** The answer's `request-id` (or `x-request-id`) header, when it had one. */
+  readonly requestId?: string;
+}
+
+/** A /v1 detection result plus what its answer's headers said. `quota` and `requestId` are
+ * non-enumerable: JSON.stringify(result) is exactly the body the API sent. */
+export type ApiDetectionResult = DetectionResult & ResponseMeta;
+
+/** The request id header of an answer: `request-id` (this daemon's), else `x-request-id` (common elsewhere). */
+export function requestIdOf(headers: RawResponse['headers']): string | undefined {
+  const v = headers['request-id'] ?? headers['x-request-id'];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function withMeta(result: DetectionResult, response: RawResponse): ApiDetectionResult {
+  Object.defineProperties(result, {
+    quota: { value: quotaFromHeaders(response.headers), enumerable: false },
+    requestId: { value: requestIdOf(response.headers), enumerable: false },
+  });
+  return result;
 }
 
 /** POST /v1/uploads answer (CONTRACT): the shared /v1 shape. */
@@ -37,6 +72,17 @@ export interface KeyCheck {
   message?: string;
   /** The answer was 429 rate_limited: the key passed authentication, but its burst window is full. */
   rateLimited?: boolean;
+}
+
+/** `promise`, or the signal's reason as soon as it aborts. */
+function untilAborted(promise: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return promise;
+  signal.throwIfAborted();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function parseJson(response: RawResponse): unknown {
@@ -60,10 +106,13 @@ export class ApiClient {
   /** While a rate-limit wait runs, every request waits for it before it is sent. */
   private pause?: Promise<void>;
 
+  private readonly missingKeyMessage: string;
+
   constructor(options: ApiClientOptions) {
-    this.transport = new Transport(options);
+    this.transport = options.transport ?? new Transport(options);
     this.baseUrl = this.transport.baseUrl;
     this.key = options.key;
+    this.missingKeyMessage = options.missingKeyMessage ?? 'No API key: run `provenance login`, or set PROVENANCE_API_KEY.';
     this.sleep = options.sleep ?? realSleep;
     this.onRateLimited = options.onRateLimited;
     this.maxWaits = options.maxRateLimitWaits ?? 30;
@@ -95,31 +144,32 @@ export class ApiClient {
     throw this.unexpected(response, 'POST /v1/detect');
   }
 
-  /** POST /v1/detect with the file as multipart (files up to 4 MB). */
-  async detectFile(bytes: Uint8Array, name: string, checks?: readonly string[]): Promise<DetectionResult> {
+  /** POST /v1/detect with the file as multipart (files up to 4 MB; send-file.ts picks the way for any size). */
+  async detectFile(bytes: Uint8Array, name: string, checks?: readonly string[], options: RequestOptions = {}): Promise<ApiDetectionResult> {
     if (bytes.byteLength > INLINE_MAX_BYTES) throw new RangeError('detectFile takes files up to 4 MB; upload larger ones first.');
     const { body, contentType } = multipartBody(checks ? { checks: checks.join(',') } : {}, { bytes, name });
-    return this.detect({ body, headers: { 'content-type': contentType } });
+    return this.detect({ body, headers: { 'content-type': contentType } }, options);
   }
 
   /** POST /v1/detect for a file uploaded earlier (POST /v1/uploads). */
-  async detectUpload(uploadId: string, checks?: readonly string[]): Promise<DetectionResult> {
-    return this.detectJson({ upload: uploadId, ...(checks ? { checks } : {}) });
+  async detectUpload(uploadId: string, checks?: readonly string[], options: RequestOptions = {}): Promise<ApiDetectionResult> {
+    return this.detectJson({ upload: uploadId, ...(checks ? { checks } : {}) }, options);
   }
 
   /** POST /v1/detect for a public http(s) URL the API downloads (counts even if the download fails). */
-  async detectUrl(url: string, checks?: readonly string[]): Promise<DetectionResult> {
-    return this.detectJson({ url, ...(checks ? { checks } : {}) });
+  async detectUrl(url: string, checks?: readonly string[], options: RequestOptions = {}): Promise<ApiDetectionResult> {
+    return this.detectJson({ url, ...(checks ? { checks } : {}) }, options);
   }
 
   /** POST /v1/uploads: the file as raw bytes (free; up to 25 MB). */
-  async createUpload(bytes: Uint8Array): Promise<UploadRecord> {
+  async createUpload(bytes: Uint8Array, options: RequestOptions = {}): Promise<UploadRecord> {
     const response = await this.send({
       method: 'POST',
       path: '/v1/uploads',
       headers: { ...this.auth(), 'content-type': 'application/octet-stream' },
       body: bytes,
       retry: 'any', // free: a repeat costs nothing (at worst a second upload that expires)
+      signal: options.signal,
     });
     if (response.status !== 201 && response.status !== 200) throw this.failure(response);
     const record = parseJson(response) as Partial<UploadRecord> | undefined;
@@ -128,8 +178,8 @@ export class ApiClient {
   }
 
   /** GET /v1/detectors: public, free. */
-  async listDetectors(): Promise<DetectorsBody> {
-    const response = await this.send({ method: 'GET', path: '/v1/detectors', retry: 'any' });
+  async listDetectors(options: RequestOptions = {}): Promise<DetectorsBody> {
+    const response = await this.send({ method: 'GET', path: '/v1/detectors', retry: 'any', signal: options.signal });
     if (response.status !== 200) throw this.failure(response);
     const body = parseJson(response) as Partial<DetectorsBody> | undefined;
     if (!Array.isArray(body?.detectors)) throw new ProtocolError(`${this.baseUrl} answered GET /v1/detectors without a detectors list.`);
@@ -148,15 +198,15 @@ export class ApiClient {
   // -------------------------------------------------------------------------------------------
 
   private auth(): Record<string, string> {
-    if (!this.key) throw new AuthenticationError(401, 'authentication_error', 'No API key: run `provenance login`, or set PROVENANCE_API_KEY.');
+    if (!this.key) throw new AuthenticationError(401, 'authentication_error', this.missingKeyMessage);
     return { authorization: `Bearer ${this.key}` };
   }
 
-  private detectJson(body: object): Promise<DetectionResult> {
-    return this.detect({ body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  private detectJson(body: object, options: RequestOptions): Promise<ApiDetectionResult> {
+    return this.detect({ body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }, options);
   }
 
-  private async detect(request: { body: Uint8Array | string; headers: Record<string, string> }): Promise<DetectionResult> {
+  private async detect(request: { body: Uint8Array | string; headers: Record<string, string> }, options: RequestOptions): Promise<ApiDetectionResult> {
     const response = await this.send({
       method: 'POST',
       path: '/v1/detect',
@@ -164,26 +214,27 @@ export class ApiClient {
       body: request.body,
       // Costs a call: sent again only when it provably never left (transport.ts).
       retry: 'unsent',
+      signal: options.signal,
     });
     if (response.status !== 200) throw this.failure(response);
     const result = parseJson(response) as Partial<DetectionResult> | undefined;
     if (typeof result?.id !== 'string' || !result.media || !Array.isArray(result.matches) || !Array.isArray(result.checks_run)) {
       throw new ProtocolError(`${this.baseUrl} answered POST /v1/detect with something other than a detection result.`);
     }
-    return result as DetectionResult;
+    return withMeta(result as DetectionResult, response);
   }
 
   /** Sends, waiting out 429 rate_limited as told; every other answer goes back to the caller. */
   private async send(options: SendOptions): Promise<RawResponse> {
     for (let waits = 0; ; waits++) {
-      while (this.pause) await this.pause;
+      while (this.pause) await untilAborted(this.pause, options.signal);
       const response = await this.transport.send(options);
       this.noteQuota(response);
       if (response.status !== 429) return response;
       const error = this.failure(response);
       if (!(error instanceof RateLimitedError) || waits >= this.maxWaits) throw error;
       if (!this.pause) {
-        const seconds = Math.min(error.retryAfter ?? error.quota?.burst?.resetSeconds ?? 1, this.maxWaitSeconds);
+        const seconds = Math.min(error.retryAfter ?? error.quota?.burst?.reset_seconds ?? 1, this.maxWaitSeconds);
         const wait = Math.max(1, seconds);
         this.onRateLimited?.(wait, error);
         this.pause = this.sleep(wait * 1000).finally(() => {
@@ -205,7 +256,7 @@ export class ApiClient {
     if (e && typeof e.type === 'string' && typeof e.message === 'string') {
       return { type: e.type, message: e.message, ...(typeof e.param === 'string' ? { param: e.param } : {}) };
     }
-    return { type: response.status === 429 ? 'rate_limited' : 'http_error', message: `The API answered HTTP ${response.status} without a /v1 error body.` };
+    return { type: response.status === 429 ? 'rate_limited' : 'bad_response', message: `The API answered HTTP ${response.status} without a /v1 error body.` };
   }
 
   /** The typed error for a non-success answer. */
@@ -213,10 +264,8 @@ export class ApiClient {
     const { type, message, param } = this.errorOf(response);
     const quota = quotaFromHeaders(response.headers);
     const retryAfter = retryAfterSeconds(response.headers);
-    if (response.status === 401) return new AuthenticationError(401, type, message, param, quota);
-    if (response.status === 429 && type === 'quota_exceeded') return new QuotaExceededError(429, type, message, param, quota, retryAfter);
-    if (response.status === 429) return new RateLimitedError(429, type, message, param, quota, retryAfter);
-    return new ApiError(response.status, type, message, param, quota, retryAfter);
+    const ErrorClass = apiErrorClass(response.status, type);
+    return new ErrorClass(response.status, type, message, param, quota, retryAfter, requestIdOf(response.headers));
   }
 
   private unexpected(response: RawResponse, what: string): ProtocolError {

@@ -14,6 +14,8 @@ export class ApiError extends Error {
     readonly quota?: QuotaInfo,
     /** Seconds from Retry-After (429 answers). */
     readonly retryAfter?: number,
+    /** The answer's `request-id` (or `x-request-id`) header: quote it when asking the API's operator. */
+    readonly requestId?: string,
   ) {
     super(message);
   }
@@ -23,14 +25,81 @@ export class ApiError extends Error {
   }
 }
 
-/** 401: the key is missing, malformed, unknown or revoked. */
+// One class per CONTRACT error type, so callers branch with instanceof.
+
+/** 400 invalid_request: the request itself is wrong (`param` names the field at fault). */
+export class InvalidRequestError extends ApiError {}
+
+/** 401 authentication_error: the key is missing, malformed, unknown or revoked. */
 export class AuthenticationError extends ApiError {}
 
-/** 429 quota_exceeded: the account's monthly quota is used up; nothing more is sent. */
+/** 404 not_found: an unknown route, or an upload id that does not exist (any more) for this account. */
+export class NotFoundError extends ApiError {}
+
+/** 413 media_too_large: the file is over its source's limit (4 MB inline, 25 MB by url or upload). */
+export class MediaTooLargeError extends ApiError {}
+
+/** 415 unsupported_content_type: a body the endpoint does not read. */
+export class UnsupportedContentTypeError extends ApiError {}
+
+/** 422 download_failed: the API could not fetch `url` (the call is counted). */
+export class DownloadFailedError extends ApiError {}
+
+/** 429 quota_exceeded: the account's monthly quota is used up; never retried. */
 export class QuotaExceededError extends ApiError {}
 
 /** 429 rate_limited after the client gave up waiting (it waits Retry-After and retries first). */
 export class RateLimitedError extends ApiError {}
+
+/** 500 internal_error: a defect on the API's side. */
+export class InternalServerError extends ApiError {}
+
+/** 503 service_unavailable: the API cannot serve the request now. */
+export class ServiceUnavailableError extends ApiError {}
+
+// `err.name` is the class's name (for logs and stack traces), fixed here rather than read from
+// the constructor, which a bundler may rename.
+for (const [name, cls] of Object.entries({
+  ApiError,
+  InvalidRequestError,
+  AuthenticationError,
+  NotFoundError,
+  MediaTooLargeError,
+  UnsupportedContentTypeError,
+  DownloadFailedError,
+  QuotaExceededError,
+  RateLimitedError,
+  InternalServerError,
+  ServiceUnavailableError,
+})) {
+  Object.defineProperty(cls.prototype, 'name', { value: name, configurable: true, writable: true });
+}
+
+type ApiErrorClass = new (...args: ConstructorParameters<typeof ApiError>) => ApiError;
+
+const BY_TYPE: Record<string, ApiErrorClass> = {
+  invalid_request: InvalidRequestError,
+  authentication_error: AuthenticationError,
+  not_found: NotFoundError,
+  media_too_large: MediaTooLargeError,
+  unsupported_content_type: UnsupportedContentTypeError,
+  download_failed: DownloadFailedError,
+  quota_exceeded: QuotaExceededError,
+  rate_limited: RateLimitedError,
+  internal_error: InternalServerError,
+  service_unavailable: ServiceUnavailableError,
+};
+
+/**
+ * The class for an error answer. A 401 is always an AuthenticationError and a 429 either
+ * QuotaExceededError or RateLimitedError (the retry rules hang on those); any other answer goes
+ * by its CONTRACT type, and one with an unknown type (or no /v1 body) is a plain ApiError.
+ */
+export function apiErrorClass(status: number, type: string): ApiErrorClass {
+  if (status === 401) return AuthenticationError;
+  if (status === 429) return type === 'quota_exceeded' ? QuotaExceededError : RateLimitedError;
+  return (Object.hasOwn(BY_TYPE, type) ? BY_TYPE[type] : undefined) ?? ApiError;
+}
 
 export class NetworkError extends Error {
   constructor(

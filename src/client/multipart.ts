@@ -1,7 +1,6 @@
 // A multipart/form-data body for POST /v1/detect (CONTRACT: file part `file`, optional field
 // `checks` as a comma-separated list), built in memory: the file is at most 4 MB, and a body of
 // known length goes out with a Content-Length instead of chunked.
-import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
 
 /** A file name that is safe inside a quoted header parameter: ASCII, no quotes or separators. */
@@ -11,7 +10,8 @@ export function headerSafeName(name: string): string {
 }
 
 export function multipartBody(fields: Record<string, string>, file: { bytes: Uint8Array; name: string }): { body: Buffer; contentType: string } {
-  const boundary = `----provenance${randomBytes(12).toString('hex')}`;
+  // Web Crypto's random (global): node:crypto at import time would slow the library's import.
+  const boundary = `----provenance${Buffer.from(crypto.getRandomValues(new Uint8Array(12))).toString('hex')}`;
   const parts: Buffer[] = [];
   for (const [name, value] of Object.entries(fields)) {
     parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));

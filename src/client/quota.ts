@@ -1,6 +1,7 @@
 // The quota and burst headers of POST /v1/detect (SPEC 8.2), read into numbers.
 
 export interface QuotaInfo {
+  // snake_case, as every JSON field the CLI prints (`status --json` prints this object).
   /** API calls allowed this month. */
   limit: number;
   /** API calls used this month, including the request answered. */
@@ -12,7 +13,7 @@ export interface QuotaInfo {
     limit: number;
     remaining: number;
     /** Seconds until the burst window frees a slot. */
-    resetSeconds: number;
+    reset_seconds: number;
   };
 }
 
@@ -40,7 +41,7 @@ export function quotaFromHeaders(headers: Headers): QuotaInfo | undefined {
   const bRemaining = whole(header(headers, 'ratelimit-remaining'));
   const bReset = whole(header(headers, 'ratelimit-reset'));
   if (bLimit !== undefined && bRemaining !== undefined && bReset !== undefined) {
-    info.burst = { limit: bLimit, remaining: bRemaining, resetSeconds: bReset };
+    info.burst = { limit: bLimit, remaining: bRemaining, reset_seconds: bReset };
   }
   return info;
 }

@@ -8,7 +8,7 @@ import { openSession, SessionError, type RemoteDeps } from './session.js';
 export async function remoteDetectors(env: NodeJS.ProcessEnv, deps: RemoteDeps = {}): Promise<{ body: DetectorsBody } | { error: string; usage: boolean }> {
   let session;
   try {
-    session = await openSession(env, { needKey: false, deps, maxInFlight: 1 });
+    session = await openSession(env, { needKey: false, deps, maxInFlight: 1, instead: "drop --remote to list this build's own detectors" });
   } catch (err) {
     if (err instanceof SessionError) return { error: err.message, usage: true };
     throw err;

@@ -28,6 +28,8 @@ export const USER_AGENT = 'provenance-cli/0.1.0';
 export interface OpenSessionOptions extends Omit<ApiClientOptions, 'baseUrl' | 'key' | 'sleep'> {
   /** false: a URL is enough (GET /v1/detectors needs no key). Default true. */
   needKey?: boolean;
+  /** What the command can do without an API, for the not-logged-in message; none by default. */
+  instead?: string;
   deps?: RemoteDeps;
 }
 
@@ -43,7 +45,7 @@ export async function openSession(env: NodeJS.ProcessEnv, options: OpenSessionOp
 async function open(env: NodeJS.ProcessEnv, options: OpenSessionOptions): Promise<Session> {
   const target = remoteTarget(env);
   const needKey = options.needKey ?? true;
-  if (!target.apiUrl || (needKey && !target.keyFrom)) throw new SessionError(remoteBlocker(target) ?? 'Not logged in.');
+  if (!target.apiUrl || (needKey && !target.keyFrom)) throw new SessionError(remoteBlocker(target, options.instead ?? '') ?? 'Not logged in.');
   let key: string | undefined;
   let warning: string | undefined;
   if (!needKey) {
@@ -59,7 +61,7 @@ async function open(env: NodeJS.ProcessEnv, options: OpenSessionOptions): Promis
   }
   const shape = key === undefined ? undefined : checkKeyShape(key);
   if (shape) throw new SessionError(`${target.keyFrom === 'env' ? 'PROVENANCE_API_KEY' : 'The stored key'}: ${shape}`);
-  const { needKey: _needKey, deps: _deps, ...clientOptions } = options;
+  const { needKey: _needKey, deps: _deps, instead: _instead, ...clientOptions } = options;
   const client = new ApiClient({
     ...clientOptions,
     baseUrl: target.apiUrl,

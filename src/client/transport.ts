@@ -1,7 +1,12 @@
 // HTTP for the /v1 client: one undici Agent with keep-alive, a bound on the requests in flight,
-// and bounded retries with backoff for network failures, only where a retry is safe.
-import { Agent, request } from 'undici';
+// and bounded retries with backoff for network failures, only where a retry is safe. undici is
+// loaded on the first request, not on import: the library entry (src/index.ts) reaches this
+// module through the client, and importing `provenance` must stay cheap (docs/PERFORMANCE.md).
+// FetchTransport (fetch-transport.ts) keeps the same rules over a `fetch` function instead.
+import type { Agent } from 'undici';
 import { NetworkError } from './errors.js';
+
+type Undici = { Agent: typeof Agent; request: typeof import('undici').request };
 
 export type Sleep = (ms: number) => Promise<void>;
 export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -33,6 +38,8 @@ export interface SendOptions {
   headers?: Record<string, string>;
   body?: Uint8Array | string;
   retry: RetryPolicy;
+  /** Aborts the request (and any backoff wait before it) with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 export interface RawResponse {
@@ -92,7 +99,10 @@ class Slots {
 
 export class Transport {
   readonly baseUrl: string;
-  private readonly agent: Agent;
+  private agent?: Agent;
+  private undici?: Promise<Undici>;
+  private readonly connections: number;
+  private readonly connectTimeoutMs: number;
   private readonly slots: Slots;
   private readonly retries: number;
   private readonly sleep: Sleep;
@@ -107,14 +117,8 @@ export class Transport {
     this.retries = options.networkRetries ?? 3;
     this.sleep = options.sleep ?? realSleep;
     this.userAgent = options.userAgent ?? 'provenance-cli';
-    // Keep-alive: the sockets stay open between the files of a run (undici's default); one
-    // request per socket at a time (no pipelining: a POST must not queue behind another).
-    this.agent = new Agent({
-      connections: size,
-      pipelining: 1,
-      keepAliveTimeout: 10_000,
-      connect: { timeout: options.connectTimeoutMs ?? 10_000 },
-    });
+    this.connections = size;
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
   }
 
   /**
@@ -131,6 +135,7 @@ export class Transport {
     await this.slots.take();
     try {
       for (let attempt = 0; ; attempt++) {
+        options.signal?.throwIfAborted();
         if (this.stopped) throw this.stopped;
         try {
           return await this.once(options);
@@ -152,17 +157,34 @@ export class Transport {
     }
   }
 
-  private async once(options: SendOptions): Promise<RawResponse> {
+  /** The headers every request carries, before its own. */
+  protected baseHeaders(): Record<string, string> {
+    return { 'user-agent': this.userAgent, accept: 'application/json' };
+  }
+
+  /** One request, no retries; a failure without an answer is a NetworkError. */
+  protected async once(options: SendOptions): Promise<RawResponse> {
+    const { Agent, request } = await (this.undici ??= import('undici'));
+    // Keep-alive: the sockets stay open between the files of a run (undici's default); one
+    // request per socket at a time (no pipelining: a POST must not queue behind another).
+    this.agent ??= new Agent({
+      connections: this.connections,
+      pipelining: 1,
+      keepAliveTimeout: 10_000,
+      connect: { timeout: this.connectTimeoutMs },
+    });
     try {
       const response = await request(`${this.baseUrl}${options.path}`, {
         dispatcher: this.agent,
         method: options.method,
-        headers: { 'user-agent': this.userAgent, accept: 'application/json', ...options.headers },
+        headers: { ...this.baseHeaders(), ...options.headers },
         body: options.body,
+        signal: options.signal,
       });
       const text = await response.body.text();
       return { status: response.statusCode, headers: response.headers, text };
     } catch (err) {
+      if (options.signal?.aborted) throw options.signal.reason;
       throw toNetworkError(err, this.baseUrl);
     }
   }
@@ -172,6 +194,6 @@ export class Transport {
    * (only after Ctrl-C: a run awaits its answers before closing) are aborted.
    */
   async close(): Promise<void> {
-    await this.agent.destroy();
+    await this.agent?.destroy();
   }
 }

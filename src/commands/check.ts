@@ -5,10 +5,12 @@
 import { access, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { remoteBlocker, remoteTarget, wantsRemote } from '../config/remote.js';
-import { SettingsError } from '../config/settings.js';
+import { scanCacheDir } from '../config/paths.js';
+import { readSettings, SettingsError } from '../config/settings.js';
 import { loadTrustAnchors, TrustAnchorError, type TrustAnchors } from '../config/trust-store.js';
 import { CheckSelectionError, resolveChecks } from '../engine/checks.js';
 import type { DetectOptions } from '../engine/detect.js';
+import { engineVersion } from '../engine/engine-version.js';
 import { failuresOf, FailOnError, parseFailOn, type FailCondition } from '../engine/fail-on.js';
 import { openFileList, readFileList } from '../engine/file-list.js';
 import { expandInputs, STDIN, type InputItem } from '../engine/inputs.js';
@@ -20,7 +22,8 @@ import { makeStyle } from '../ui/style.js';
 import { formatScanTable } from '../ui/scan-table.js';
 import { formatError, formatResult, formatSummary } from '../ui/text-report.js';
 import type { RemoteDeps } from '../client/session.js';
-import { inProcessChecker, poolChecker, type Checker, type Outcome } from './checker.js';
+import { announceTerminalStdin, cappedWorkers, emptyRunFails, idleFailOn, localScanBounds } from './check-gates.js';
+import { cachedChecker, inProcessChecker, poolChecker, type Checker, type Outcome } from './checker.js';
 import { LineBatcher } from './line-batcher.js';
 import type { CheckItem, RemoteChecker } from './remote-checker.js';
 import { EXIT, isCi, wantsColor, type CommandIO } from './io.js';
@@ -40,6 +43,10 @@ export interface CheckOptions {
   nul?: boolean;
   include?: string[];
   exclude?: string[];
+  /** `--case-sensitive`: --include/--exclude match letter case exactly (default: any case). */
+  caseSensitive?: boolean;
+  /** `--allow-empty`: with --fail-on, a run that checked no file is not a failure. */
+  allowEmpty?: boolean;
   /** `--fail-on CHECK=RESULT`, repeatable: exit 4 when any file matches. */
   failOn?: string[];
   /** `--summary`: the counts as JSON on stderr at the end. */
@@ -52,15 +59,17 @@ export interface CheckOptions {
   remote?: boolean;
   /** `--no-cache` (false): remote results are not read from the cache (fresh ones are still stored). */
   cache?: boolean;
+  /**
+   * `--incremental` (true) / `--no-incremental` (false): keep and use the scan cache for local
+   * checks. Undefined: the `incremental` setting decides.
+   */
+  incremental?: boolean;
+  /** `--cache-max SIZE`: the scan cache's size bound, e.g. `1GB` (default), `500MB`. */
+  cacheMax?: string;
   /** Tests: timers and keychain of remote runs. */
   remoteDeps?: RemoteDeps;
 }
 
-/**
- * Results in flight per worker: its two batches of eight (checker.ts) and as many again queued,
- * so workers stay busy behind a slow file. Bounded: the output waits for results in input order.
- */
-const WINDOW_PER_WORKER = 32;
 /** Inputs the walk may run ahead of the checks (for the progress total), at most. */
 const READ_AHEAD = 10_000;
 
@@ -75,11 +84,25 @@ interface Plan {
   remote: boolean;
   /** The `cache` setting (config.json): false turns the remote result cache off. */
   cacheSetting: boolean;
+  /** Local checks with the scan cache (--incremental or the setting); its size bound in bytes. */
+  incremental?: { maxBytes?: number };
+}
+
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, k: 1e3, kb: 1e3, m: 1e6, mb: 1e6, g: 1e9, gb: 1e9, t: 1e12, tb: 1e12, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40 };
+
+/** `1GB`, `500MB`, `2GiB`, `1500000` (bytes): a size in bytes, or undefined when not one. */
+export function parseSize(text: string): number | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text);
+  const unit = m ? SIZE_UNITS[m[2]!.toLowerCase()] : undefined;
+  if (!m || unit === undefined) return undefined;
+  const bytes = Math.round(Number(m[1]) * unit);
+  return bytes >= 1 && Number.isSafeInteger(bytes) ? bytes : undefined;
 }
 
 async function plan(options: CheckOptions, io: CommandIO): Promise<Plan> {
+  let checksRun: string[];
   try {
-    resolveChecks(options.checks);
+    checksRun = resolveChecks(options.checks);
   } catch (err) {
     if (err instanceof CheckSelectionError) throw new UsageError(`--checks: ${err.message}`);
     throw err;
@@ -91,6 +114,8 @@ async function plan(options: CheckOptions, io: CommandIO): Promise<Plan> {
     if (err instanceof FailOnError) throw new UsageError(err.message);
     throw err;
   }
+  const idle = idleFailOn(failOn, checksRun);
+  if (idle) throw new UsageError(idle);
   const concurrency = options.concurrency ?? availableParallelism();
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) {
     throw new UsageError('--concurrency takes a whole number from 1 to 256.');
@@ -111,11 +136,13 @@ async function plan(options: CheckOptions, io: CommandIO): Promise<Plan> {
   if (options.local && options.remote) throw new UsageError('--local and --remote cannot be used together.');
   let remote = false;
   let cacheSetting = true;
+  let incrementalSetting = false;
   if (!options.local) {
     try {
       const target = remoteTarget(io.env);
       remote = wantsRemote(target, options);
       cacheSetting = target.settings.cache !== false;
+      incrementalSetting = target.settings.incremental === true;
       const blocker = remote ? remoteBlocker(target) : undefined;
       if (blocker) throw new UsageError(blocker);
     } catch (err) {
@@ -125,7 +152,26 @@ async function plan(options: CheckOptions, io: CommandIO): Promise<Plan> {
   }
   if (remote) {
     if (options.trustAnchors) throw new UsageError('--trust-anchors is for checks on this machine: add --local (the API validates signers with its own anchors).');
+    // The setting alone is no error: the API's results are cached by SHA-256 already.
+    if (options.incremental) throw new UsageError('--incremental is for checks on this machine: add --local (results from the API are cached by SHA-256 already).');
+    if (options.cacheMax !== undefined) throw new UsageError('--cache-max goes with --incremental, which is for checks on this machine.');
     return { checks: options.checks, failOn, concurrency, remote, cacheSetting };
+  }
+  if (options.local) {
+    try {
+      incrementalSetting = readSettings(io.env).incremental === true;
+    } catch (err) {
+      if (err instanceof SettingsError) throw new UsageError(err.message);
+      throw err;
+    }
+  }
+  let incremental: Plan['incremental'];
+  if (options.incremental ?? incrementalSetting) {
+    const maxBytes = options.cacheMax === undefined ? undefined : parseSize(options.cacheMax);
+    if (options.cacheMax !== undefined && maxBytes === undefined) throw new UsageError(`--cache-max: "${options.cacheMax}" is not a size; give bytes or a size such as 500MB or 2GB.`);
+    incremental = { maxBytes };
+  } else if (options.cacheMax !== undefined) {
+    throw new UsageError('--cache-max goes with --incremental (or the incremental setting).');
   }
   // Trust anchors: --trust-anchors, else the user's config.
   let anchors: TrustAnchors | undefined;
@@ -135,7 +181,7 @@ async function plan(options: CheckOptions, io: CommandIO): Promise<Plan> {
     if (err instanceof TrustAnchorError) throw new UsageError(`${options.trustAnchors ? '--trust-anchors: ' : ''}${err.message}`);
     throw err;
   }
-  return { checks: options.checks, failOn, anchors, concurrency, remote, cacheSetting };
+  return { checks: options.checks, failOn, anchors, concurrency, remote, cacheSetting, incremental };
 }
 
 /** One plain file (or stdin) named alone: check it in this thread and skip the pool's start-up. */
@@ -161,6 +207,8 @@ function showsProgress(options: CheckOptions, io: CommandIO): boolean {
 }
 
 export async function runCheck(options: CheckOptions, io: CommandIO): Promise<number> {
+  /** For the scan cache's racy-timestamp rule: files modified since (or just before) are not stored. */
+  const scanStartedAt = Date.now();
   let p: Plan;
   try {
     p = await plan(options, io);
@@ -188,18 +236,33 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
     if (!options.json && !options.quiet) io.stderr.write(`provenance: checking with the API at ${remote.apiUrl} (--local checks on this machine).\n`);
   } else {
     inProcess = p.concurrency === 1 || single;
-    checker = inProcess ? inProcessChecker(detectOptions, io.stdin) : await poolChecker(p.concurrency, detectOptions, io.stdin);
+    checker = inProcess ? inProcessChecker(detectOptions, io.stdin) : await poolChecker(cappedWorkers(p.concurrency, io), detectOptions, io.stdin);
+    if (p.incremental) {
+      // Loaded only now: plain `check` never loads the cache or its native package.
+      const { ScanCache, scanScope, ndjsonLine } = await import('../engine/scan-cache.js');
+      const scope = scanScope({ engine: engineVersion(), checks: resolveChecks(p.checks), trustAnchorsPem: p.anchors?.pem });
+      const cache = await ScanCache.open({
+        dir: scanCacheDir(io.env),
+        scope,
+        maxBytes: p.incremental.maxBytes,
+        startedAt: scanStartedAt,
+        warn: (message) => io.stderr.write(`provenance: ${message}\n`),
+      });
+      checker = cachedChecker(checker, cache, ndjsonLine);
+    }
   }
   /** Inputs not sent once a remote run stopped sending (quota used up, ...), in input order. */
   const notChecked: string[] = [];
 
   const style = makeStyle(wantsColor(io.stdout, io.env));
-  const stats = new ScanStats();
+  const stats = new ScanStats(Boolean(p.incremental));
   const terminal = showsProgress(options, io) && !single;
   const stderrColor = wantsColor(io.stderr, io.env);
   let progress = terminal ? new LiveProgress(stats, io.stderr as NodeJS.WriteStream, stderrColor) : undefined;
 
-  const expandOptions = { filter: makePathFilter(options.include, options.exclude) };
+  const expandOptions = { filter: makePathFilter(options.include, options.exclude, { caseSensitive: options.caseSensitive }) };
+  announceTerminalStdin(options.inputs, options.filesFrom, io);
+  const usesStdin = options.inputs.includes(STDIN) || options.filesFrom === STDIN;
   const walk: AsyncIterable<CheckItem> = remote ? remote.expand(allInputs(options, io.stdin), expandOptions) : expandInputs(allInputs(options, io.stdin), expandOptions);
   const items = new ReadAhead(walk, READ_AHEAD);
   let interrupted = false;
@@ -214,6 +277,9 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
     progress?.end();
     progress = undefined;
     void checker.close();
+    // A check waiting for standard input (`check -` on a terminal, or a pipe that stays open)
+    // would hold the run until a second Ctrl-C: its read ends here (its outcome is not written).
+    if (usesStdin) (io.stdin as { destroy?: () => void }).destroy?.();
   };
   process.on('SIGINT', onInterrupt);
   process.on('SIGTERM', onInterrupt);
@@ -227,12 +293,12 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
     if (io.stdout.isTTY) progress?.clear();
     if (outcome.ok) {
       const { result, hints } = outcome;
-      stats.add(result);
+      stats.add(result, outcome.fromCache);
       if (failuresOf(result, p.failOn).length) stats.failedOn++;
       out.write(
         options.json
-          ? `${JSON.stringify({ source: outcome.source, ...result, ...(hints ? { hints } : {}) })}\n`
-          : formatResult(outcome.source, result, style, { explain: options.explain, trustAnchors: Boolean(p.anchors), hints }),
+          ? `${outcome.json ?? JSON.stringify({ source: outcome.source, ...result, ...(hints ? { hints } : {}) })}\n`
+          : formatResult(outcome.source, result, style, { explain: options.explain, trustAnchors: Boolean(p.anchors), remote: Boolean(remote), hints }),
       );
     } else {
       stats.unreadable++;
@@ -245,7 +311,8 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
     progress?.update();
   };
 
-  const limit = remote ? remote.window : inProcess ? 1 : p.concurrency * WINDOW_PER_WORKER;
+  // Local: bounded by the cores, not by --concurrency (localScanBounds), so memory stays flat.
+  const limit = remote ? remote.window : inProcess ? 1 : localScanBounds(p.concurrency, availableParallelism()).inFlight;
   const inFlight: Promise<Outcome>[] = [];
   try {
     for await (const item of items) {
@@ -283,6 +350,8 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
     io.stderr.write(remote.stopReport(notChecked));
     return remote.stop.exit;
   }
+  const filtered = Boolean(options.include?.length || options.exclude?.length);
+  if (emptyRunFails(stats, { failOn: p.failOn.length, allowEmpty: options.allowEmpty, filtered }, io)) return EXIT.failOn;
   if (stats.failedOn) return EXIT.failOn;
   return stats.unreadable ? EXIT.unreadable : EXIT.ok;
 }

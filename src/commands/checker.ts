@@ -1,15 +1,28 @@
 // How `check` gets one input checked: in this thread (one file, or --concurrency 1) or through
 // the worker pool. Both give the same outcome, so the command does not care which ran it.
-import { attachDetails } from '../detectors/c2pa-manifest.js';
-import { detect, type DetectOptions } from '../engine/detect.js';
+import { attachDetails, detailsOfResult } from '../detectors/c2pa-manifest.js';
+import type { DetectOptions } from '../engine/detect.js';
+import { newCheckId } from '../engine/ids.js';
 import { InputError } from '../engine/input-error.js';
 import { readInput, type InputItem } from '../engine/inputs.js';
 import type { DetectPool } from '../engine/pool.js';
+import type { ndjsonLine as NdjsonLine, ScanCache } from '../engine/scan-cache.js';
+import { checkBytes } from '../library/check-bytes.js';
+import { openScanPool } from '../library/scan-pool.js';
 import type { Checked } from '../engine/pool-protocol.js';
-import { readHints } from '../engine/xmp-hints.js';
+import { readHints } from '../media/xmp-hints.js';
 import type { ErrorInfo } from '../types.js';
 
-export type Outcome = ({ source: string; ok: true } & Checked) | { source: string; ok: false; error: ErrorInfo; inputError: boolean };
+export type Outcome =
+  | ({
+      source: string;
+      ok: true;
+      /** Answered from the scan cache (--incremental). */
+      fromCache?: boolean;
+      /** The NDJSON line for --json (without its newline), when the scan cache made it. */
+      json?: string;
+    } & Checked)
+  | { source: string; ok: false; error: ErrorInfo; inputError: boolean };
 
 export interface Checker {
   check(item: InputItem): Promise<Outcome>;
@@ -23,12 +36,13 @@ function failed(source: string, err: unknown): Outcome {
   throw err;
 }
 
+/** Checks in this thread, through the library check()'s own step from bytes to a result. */
 export function inProcessChecker(options: DetectOptions, stdin: NodeJS.ReadableStream): Checker {
   return {
     async check(item) {
       try {
         const bytes = await readInput(item, stdin);
-        const result = await detect(bytes, options);
+        const result = await checkBytes(bytes, options);
         return { source: item.source, ok: true, result, hints: await readHints(bytes) };
       } catch (err) {
         return failed(item.source, err);
@@ -39,9 +53,10 @@ export function inProcessChecker(options: DetectOptions, stdin: NodeJS.ReadableS
 }
 
 export async function poolChecker(size: number, options: DetectOptions, stdin: NodeJS.ReadableStream): Promise<Checker> {
-  const { DetectPool } = await import('../engine/pool.js');
-  // Eight files per message: a scan wants throughput, not each answer a moment sooner.
-  const pool: DetectPool = new DetectPool({ size, batch: 8 });
+  // The pool the library's scan() opens too (eight files per message). Started by the first file
+  // that needs it: a rescan answered from the scan cache needs no workers.
+  let started: Promise<DetectPool> | undefined;
+  const pool = { run: async (...args: Parameters<DetectPool['run']>) => (await (started ??= openScanPool(size))).run(...args) };
   return {
     async check(item) {
       try {
@@ -54,6 +69,45 @@ export async function poolChecker(size: number, options: DetectOptions, stdin: N
         return failed(item.source, err);
       }
     },
-    close: () => pool.close(),
+    close: async () => (await started)?.close(),
+  };
+}
+
+/**
+ * `check --incremental`: answers files seen unchanged from the scan cache (engine/scan-cache.ts,
+ * loaded only then) and stores what `inner` finds. Here, in the start-up bundle, rather than
+ * beside the cache: the c2pa report details are linked to a result inside this bundle's copy
+ * of c2pa-manifest.ts, which is the one the text report reads.
+ *
+ * Only files are looked up: standard input has no identity to key on, and an input error goes
+ * to `inner`, which reports it. The file is stat'ed before `inner` reads it, so a change made
+ * while it is read leaves other times behind, and the next scan misses.
+ */
+export function cachedChecker(inner: Checker, cache: ScanCache, ndjsonLine: typeof NdjsonLine): Checker {
+  return {
+    async check(item) {
+      if (item.kind !== 'file') return inner.check(item);
+      const identity = cache.identify(item.path);
+      if (!identity) return inner.check(item);
+      const hit = cache.get(identity);
+      if (hit) {
+        // A hit is a new answer to this run's question: a new id, and the time this run spent
+        // checking the file, none (README, "Rescans": what id and duration_ms are on a hit).
+        const { result, hints, details, resultJson } = hit;
+        result.id = newCheckId();
+        result.duration_ms = 0;
+        attachDetails(result, details);
+        const json = resultJson === undefined ? undefined : ndjsonLine(item.source, resultJson, result.id, hints);
+        return { source: item.source, ok: true, result, hints, details, fromCache: true, json };
+      }
+      const outcome = await inner.check(item);
+      // Only results are kept: a file that could not be read, or whose checks failed, is tried again.
+      if (outcome.ok) cache.put(identity, { result: outcome.result, hints: outcome.hints, details: outcome.details ?? detailsOfResult(outcome.result) });
+      return outcome;
+    },
+    async close() {
+      await inner.close();
+      await cache.close();
+    },
   };
 }

@@ -1,9 +1,12 @@
 // `provenance config get|set|unset|list|path`: the settings in config.json (conf). The API key
 // is not a setting: `provenance login` keeps it in the OS keychain or the 0600 credentials file.
+import { isAbsolute, resolve } from 'node:path';
+import { configDir } from '../config/paths.js';
+import { readAnchorFile, TrustAnchorError } from '../config/trust-store.js';
 import { openSettings, readSettings, SETTABLE, settingsPath, SettingsError, type Settings } from '../config/settings.js';
 import { EXIT, usageErrorsReported, type CommandIO } from './io.js';
 
-const DEFAULTS: Record<string, string | boolean> = { cache: true };
+const DEFAULTS: Record<string, string | boolean> = { cache: true, incremental: false };
 
 class ConfigUsage extends Error {}
 
@@ -50,6 +53,17 @@ export function runConfigSet(options: { key: string; value: string }, io: Comman
   return guarded(io, async () => {
     knownKey(options.key);
     const value = SETTABLE[options.key]!.parse(options.value);
+    // A trust_anchors file that cannot be read would make every later local check fail: refuse
+    // it now, where the mistake is made (a relative path is relative to the config folder).
+    if (options.key === 'trust_anchors' && typeof value === 'string') {
+      const file = isAbsolute(value) ? value : resolve(configDir(io.env), value);
+      try {
+        readAnchorFile(file, file === value ? value : `${value} (${file})`);
+      } catch (err) {
+        if (err instanceof TrustAnchorError) throw new ConfigUsage(`trust_anchors: ${err.message} Nothing was changed.`);
+        throw err;
+      }
+    }
     const store = await openSettings(io.env);
     store.set(options.key, value);
     return EXIT.ok;

@@ -1,15 +1,20 @@
 // `provenance daemon accounts ...` and `daemon keys ...`: offline administration for tests and
 // CI (no e-mail). Each works whether or not a daemon runs (see src/daemon/admin-client.ts).
-import { AdminError } from '../daemon/accounts.js';
-import { runAdmin, type AdminOp, type AdminResults } from '../daemon/admin-client.js';
-import type { AccountView, KeyRecord, NewKey } from '../daemon/api-types.js';
-import { resolveDataDir } from '../daemon/data-dir.js';
-import { limitsOf } from '../daemon/plans.js';
+import { AdminError } from '../daemon/accounts/accounts.js';
+import { runAdmin, type AdminOp, type AdminResults } from '../daemon/admin/admin-client.js';
+import type { AccountView, KeyRecord, NewKey } from '../daemon/contract/api-types.js';
+import { resolveDataDir } from '../daemon/store/data-dir.js';
+import { resolveStoreUrl } from '../daemon/store/open-store.js';
+import { isStoreUsageError } from '../daemon/store/store-errors.js';
+import { limitsOf } from '../daemon/accounts/plans.js';
+import { dataDirProblem, missingDataDir } from './daemon-errors.js';
 import type { CommandIO } from './io.js';
 import { DAEMON_EXIT } from './daemon.js';
 
 export interface AdminCommandOptions {
   dataDir?: string;
+  /** A postgres:// URL (or $PROVENANCE_DATABASE_URL): work on that database, not a data dir. */
+  store?: string;
   json: boolean;
 }
 
@@ -20,11 +25,20 @@ async function run<T extends AdminOp>(
   print: (result: AdminResults[T['op']]) => string,
 ): Promise<number> {
   let result: AdminResults[T['op']];
+  const dataDir = resolveDataDir(options.dataDir, io.env);
+  const storeUrl = resolveStoreUrl(options.store, io.env);
+  // Only `accounts create` may make a data dir; every other command needs one that exists
+  // (with --store the state is in the database, and no data dir is read).
+  const missing = op.op === 'createAccount' || storeUrl ? undefined : missingDataDir(dataDir);
+  if (missing) {
+    io.stderr.write(`provenance: ${missing}\n`);
+    return DAEMON_EXIT.failed;
+  }
   try {
-    result = await runAdmin(resolveDataDir(options.dataDir, io.env), op);
+    result = await runAdmin(storeUrl ? { storeUrl } : { dataDir }, op);
   } catch (err) {
-    io.stderr.write(`provenance: ${(err as Error).message}\n`);
-    return err instanceof AdminError && err.code === 'invalid' ? DAEMON_EXIT.usage : DAEMON_EXIT.failed;
+    io.stderr.write(`provenance: ${dataDirProblem(err, dataDir) ?? (err as Error).message}\n`);
+    return (err instanceof AdminError && err.code === 'invalid') || isStoreUsageError(err) ? DAEMON_EXIT.usage : DAEMON_EXIT.failed;
   }
   io.stdout.write(options.json ? `${JSON.stringify(result)}\n` : print(result));
   return DAEMON_EXIT.ok;

@@ -3,6 +3,8 @@
 import { Option, type Command } from 'commander';
 import type { CommandIO } from './io.js';
 
+const STORE_HELP =
+  'keep accounts, keys, usage, uploads and sessions in PostgreSQL, shared by every daemon on it: postgres://USER@HOST:PORT/DATABASE (default: $PROVENANCE_DATABASE_URL, else the embedded store in the data dir)';
 const DATA_DIR_HELP = 'data directory (default: $PROVENANCE_DATA_DIR, else the user data dir, e.g. ~/.local/share/provenance)';
 
 export function registerDaemonCommands(program: Command, io: CommandIO, setExit: (code: number) => void): void {
@@ -14,6 +16,7 @@ export function registerDaemonCommands(program: Command, io: CommandIO, setExit:
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port (0: any free port)', '8787')
     .option('--data-dir <dir>', DATA_DIR_HELP)
+    .option('--store <url>', STORE_HELP)
     .option('--allow-private-urls', 'let `url` downloads reach loopback and private addresses (offline testing)', false)
     .option('--detach', 'run in the background; logs go to daemon.log in the data dir', false)
     .option('--smtp-url <url>', 'send sign-in mails through this SMTP server, smtp[s]://[user:pass@]host[:port] (or $PROVENANCE_SMTP_URL); default: write them to <data-dir>/outbox/ and print the link')
@@ -21,6 +24,8 @@ export function registerDaemonCommands(program: Command, io: CommandIO, setExit:
     .option('--public-url <url>', 'base URL put in sign-in links (behind a reverse proxy: its public https URL)')
     .option('--trust-proxy', 'a reverse proxy is in front: take client address and protocol from X-Forwarded-For/-Proto', false)
     .option('--trust-anchors <file>', 'PEM file of C2PA trust anchors, instead of those kept with `provenance trust`')
+    .option('--test-mode', 'for testing API clients: enable the test clock (`daemon clock`) and the Provenance-Test-Response header', false)
+    .option('--fixtures <file>', 'seed accounts and keys from this JSON file at start (see `daemon seed`)')
     .action(async (opts) => {
       const { runDaemonStart } = await import('./daemon.js');
       setExit(await runDaemonStart(opts, io));
@@ -56,7 +61,31 @@ export function registerDaemonCommands(program: Command, io: CommandIO, setExit:
       setExit(await runDaemonOutbox(opts, io));
     });
 
-  const withCommon = (cmd: Command) => cmd.option('--data-dir <dir>', DATA_DIR_HELP).option('--json', 'print JSON', false);
+  daemon
+    .command('migrate')
+    .description('Create or upgrade the PostgreSQL schema (daemons also do this at start).')
+    .option('--store <url>', 'postgres://USER@HOST:PORT/DATABASE (default: $PROVENANCE_DATABASE_URL)')
+    .action(async (opts) => {
+      const { runDaemonMigrate } = await import('./daemon-store.js');
+      setExit(await runDaemonMigrate(opts, io));
+    });
+
+  const store = daemon.command('store').description('Move a daemon\'s state between stores.');
+  store
+    .command('copy')
+    .description('Copy an embedded store (accounts, keys, usage, live uploads) into an empty PostgreSQL database; keys keep working.')
+    .requiredOption('--from <dir>', 'the data dir of the embedded store (its daemon stopped)')
+    .requiredOption('--to <url>', 'postgres://USER@HOST:PORT/DATABASE')
+    .action(async (opts) => {
+      const { runStoreCopy } = await import('./daemon-store.js');
+      setExit(await runStoreCopy(opts, io));
+    });
+
+  const withCommon = (cmd: Command) =>
+    cmd
+      .option('--data-dir <dir>', DATA_DIR_HELP)
+      .option('--store <url>', 'work on this PostgreSQL database directly, no daemon needed (default: $PROVENANCE_DATABASE_URL)')
+      .option('--json', 'print JSON', false);
   const plan = () => new Option('--plan <plan>', 'plan').choices(['free', 'starter', 'growth', 'custom']);
 
   const accounts = daemon.command('accounts').description('Create and list accounts (offline; no e-mail is sent).');
@@ -100,5 +129,60 @@ export function registerDaemonCommands(program: Command, io: CommandIO, setExit:
     .action(async (id: string, opts) => {
       const { runKeysRevoke } = await import('./daemon-admin.js');
       setExit(await runKeysRevoke({ ...opts, id }, io));
+    });
+
+  withCommon(keys.command('make').description('Print a new valid key (format and checksum) to put in a fixture file; nothing is stored.')).action(async (opts) => {
+    const { runKeysMake } = await import('./daemon-testing.js');
+    setExit(await runKeysMake(opts, io));
+  });
+
+  // Test mode and state (issue 15).
+  withCommon(daemon.command('clock').description('Show or move the test clock of a daemon started with --test-mode.'))
+    .argument('[action]', 'show (default), set ISO-8601, advance DURATION (31d, 2h, 90s), or real')
+    .argument('[value]', 'the time for set, the duration for advance')
+    .action(async (action: string | undefined, value: string | undefined, opts) => {
+      const { runClock } = await import('./daemon-testing.js');
+      setExit(await runClock({ ...opts, action, value }, io));
+    });
+  withCommon(daemon.command('seed').description('Add or update accounts and keys from a fixture file (idempotent; nothing applied if any entry is wrong).'))
+    .argument('<file>', 'fixture JSON: {"accounts": [{"email", "plan"?, "quota"?, "used"?, "keys"?: [{"key", "name"?}]}]}')
+    .action(async (file: string, opts) => {
+      const { runSeed } = await import('./daemon-testing.js');
+      setExit(await runSeed({ ...opts, file }, io));
+    });
+  withCommon(daemon.command('export').description('Write the whole state (key hashes, never keys) as one versioned JSON document.'))
+    .option('--out <file>', 'write to this file instead of stdout')
+    .action(async (opts) => {
+      const { runExport } = await import('./daemon-testing.js');
+      setExit(await runExport(opts, io));
+    });
+  withCommon(daemon.command('import').description('Replace the whole state with a document written by `daemon export`.'))
+    .argument('<file>', 'the exported JSON')
+    .action(async (file: string, opts) => {
+      const { runImport } = await import('./daemon-testing.js');
+      setExit(await runImport({ ...opts, file }, io));
+    });
+  withCommon(daemon.command('reset').description('Remove usage, uploads, sessions, sign-in links and the request log; accounts and keys too unless --keep-accounts.'))
+    .option('--keep-accounts', 'keep accounts and keys', false)
+    .action(async (opts) => {
+      const { runReset } = await import('./daemon-testing.js');
+      setExit(await runReset(opts, io));
+    });
+  withCommon(daemon.command('requests').description('Print the last /v1 requests of a running daemon (never bodies or keys).'))
+    .option('--follow', 'keep printing new requests until Ctrl-C', false)
+    .option('--account <email>', 'only this account\'s requests')
+    .option('--limit <n>', 'only the last N (1-1000)')
+    .action(async (opts) => {
+      const { runRequests } = await import('./daemon-testing.js');
+      const stop = new AbortController();
+      const onSignal = () => stop.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        setExit(await runRequests(opts, io, stop.signal));
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
     });
 }

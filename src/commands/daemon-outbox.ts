@@ -1,9 +1,10 @@
 // `provenance daemon outbox [--last] [--json]`: the sign-in mails an offline daemon wrote to
 // <data-dir>/outbox/. Reads the files, so it works whether or not the daemon runs.
 // `--last` prints only the newest sign-in link, for scripts: open "$(provenance daemon outbox --last)".
-import { resolveDataDir } from '../daemon/data-dir.js';
-import { listOutbox } from '../daemon/outbox.js';
+import { resolveDataDir } from '../daemon/store/data-dir.js';
+import { listOutbox } from '../daemon/web/outbox.js';
 import { DAEMON_EXIT } from './daemon.js';
+import { missingDataDir } from './daemon-errors.js';
 import type { CommandIO } from './io.js';
 
 export interface OutboxCommandOptions {
@@ -14,6 +15,11 @@ export interface OutboxCommandOptions {
 
 export async function runDaemonOutbox(options: OutboxCommandOptions, io: CommandIO): Promise<number> {
   const dataDir = resolveDataDir(options.dataDir, io.env);
+  const missing = missingDataDir(dataDir);
+  if (missing) {
+    io.stderr.write(`provenance: ${missing}\n`);
+    return DAEMON_EXIT.failed;
+  }
   let messages;
   try {
     messages = listOutbox(dataDir);
@@ -37,5 +43,6 @@ export async function runDaemonOutbox(options: OutboxCommandOptions, io: Command
   } else {
     for (const m of messages) io.stdout.write(`${m.date}  ${m.to}  ${m.link ?? '(no link)'}\n`);
   }
-  return DAEMON_EXIT.ok;
+  // As with --last (and grep): exit 1 when there is no sign-in mail, so a script can tell.
+  return messages.some((m) => m.link) ? DAEMON_EXIT.ok : DAEMON_EXIT.failed;
 }

@@ -2,12 +2,18 @@
 // --detach, in a background process whose logs go to daemon.log in the data dir) and prints
 // `listening on http://HOST:PORT`; SIGTERM/SIGINT stop it gracefully with exit code 0.
 import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
-import { DATA_FILES, resolveDataDir } from '../daemon/data-dir.js';
-import { isAlive, readLock, sleep } from '../daemon/lock.js';
-import { checkSmtpUrl } from '../daemon/mailer.js';
-import { DaemonLockedError, readState, startDaemon } from '../daemon/server.js';
+import { DATA_FILES, resolveDataDir } from '../daemon/store/data-dir.js';
+import { isAlive, readLock, sleep } from '../daemon/store/lock.js';
+import { checkSmtpUrl } from '../daemon/web/mailer.js';
+import { DaemonLockedError, startDaemon } from '../daemon/http/server.js';
+import { readState } from '../daemon/store/daemon-state.js';
+import { dataDirProblem, isMailAddress, startProblem } from './daemon-errors.js';
+import { DATABASE_URL_ENV, resolveStoreUrl } from '../daemon/store/open-store.js';
+import { checkPostgresUrl } from '../daemon/store/pg-store.js';
+import { isStoreUsageError } from '../daemon/store/store-errors.js';
 import type { CommandIO } from './io.js';
 
 export const DAEMON_EXIT = { ok: 0, failed: 1, usage: 2, notRunning: 3 } as const;
@@ -16,6 +22,8 @@ export interface StartCommandOptions {
   host: string;
   port: string;
   dataDir?: string;
+  /** `--store postgres://...` (or $PROVENANCE_DATABASE_URL): the shared PostgreSQL store. */
+  store?: string;
   allowPrivateUrls: boolean;
   detach: boolean;
   smtpUrl?: string;
@@ -24,6 +32,10 @@ export interface StartCommandOptions {
   trustProxy?: boolean;
   /** `--trust-anchors FILE.pem`: C2PA trust anchors instead of those kept with `provenance trust`. */
   trustAnchors?: string;
+  /** `--test-mode`: the test clock and forced answers. */
+  testMode?: boolean;
+  /** `--fixtures FILE.json`: accounts and keys applied at start. */
+  fixtures?: string;
 }
 
 /** Set in a --detach child: its console is the log file, so it prints where mails went, not links. */
@@ -41,13 +53,28 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
     io.stderr.write(`provenance: --port must be a number from 0 to 65535, not "${options.port}"\n`);
     return DAEMON_EXIT.usage;
   }
+  // A dotted number that is no IPv4 address (999.1.1.1) is a typo, not a host name to look up.
+  if (/^[\d.]+$/.test(options.host) && !isIP(options.host)) {
+    io.stderr.write(`provenance: --host ${options.host} is not an IPv4 address (each of its four numbers is 0 to 255); e.g. 127.0.0.1 (this machine only, the default) or 0.0.0.0 (every network interface).\n`);
+    return DAEMON_EXIT.usage;
+  }
   const smtpUrl = options.smtpUrl ?? (io.env.PROVENANCE_SMTP_URL || undefined);
   const problem =
     options.trustProxy && !options.publicUrl
       ? '--trust-proxy needs --public-url: the address users reach through the proxy, used in sign-in links'
-      : mailOptionProblem(smtpUrl, options.publicUrl);
+      : options.mailFrom !== undefined && !isMailAddress(options.mailFrom)
+        ? `--mail-from "${options.mailFrom}" is not an e-mail address: give one such as noreply@example.com or "Provenance <noreply@example.com>"`
+        : mailOptionProblem(smtpUrl, options.publicUrl);
   if (problem) {
     io.stderr.write(`provenance: ${problem}\n`);
+    return DAEMON_EXIT.usage;
+  }
+  // The journal size past which the store folds it into its snapshot (tests make it small to
+  // exercise compaction under load); the default suits every store size.
+  const compactText = io.env.PROVENANCE_STORE_COMPACT_BYTES;
+  const compactBytes = compactText ? Number(compactText) : undefined;
+  if (compactBytes !== undefined && !(Number.isSafeInteger(compactBytes) && compactBytes > 0)) {
+    io.stderr.write(`provenance: PROVENANCE_STORE_COMPACT_BYTES must be a whole number of bytes above 0, not "${compactText}"\n`);
     return DAEMON_EXIT.usage;
   }
   // The operator's C2PA trust anchors (--trust-anchors, else those kept with `provenance trust`),
@@ -62,18 +89,47 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
     io.stderr.write(`provenance: ${options.trustAnchors ? '--trust-anchors: ' : ''}${err.message}\n`);
     return DAEMON_EXIT.usage;
   }
-  if (options.detach) return startDetached({ ...options, smtpUrl }, dataDir, io);
+  // Fixtures are checked whole before anything starts: every problem with its JSON path.
+  let fixtures: unknown;
+  if (options.fixtures) {
+    const { readJsonFile } = await import('./json-file.js');
+    const { checkFixtures, FixtureError } = await import('../daemon/testing/fixtures.js');
+    const doc = readJsonFile(options.fixtures, 'fixture file', io);
+    if (!doc) return DAEMON_EXIT.usage;
+    try {
+      checkFixtures(doc.value);
+    } catch (err) {
+      if (!(err instanceof FixtureError)) throw err;
+      io.stderr.write(`provenance: --fixtures ${options.fixtures}: ${err.message}\n`);
+      return DAEMON_EXIT.usage;
+    }
+    fixtures = doc.value;
+  }
+  const storeUrl = resolveStoreUrl(options.store, io.env);
+  if (storeUrl) {
+    try {
+      checkPostgresUrl(storeUrl);
+    } catch (err) {
+      io.stderr.write(`provenance: ${(err as Error).message}\n`);
+      return DAEMON_EXIT.usage;
+    }
+  }
+  if (options.detach) return startDetached({ ...options, smtpUrl, store: storeUrl }, dataDir, io);
 
   let daemon;
   try {
     daemon = await startDaemon({
       trustAnchorsPem: anchors?.pem,
       dataDir,
+      storeUrl,
       host: options.host,
       port,
       allowPrivateUrls: options.allowPrivateUrls,
       logStream: io.stderr,
       trustProxy: options.trustProxy,
+      testMode: options.testMode ?? false,
+      fixtures,
+      store: compactBytes ? { compactBytes } : undefined,
       web: {
         smtpUrl,
         mailFrom: options.mailFrom,
@@ -83,11 +139,33 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
       },
     });
   } catch (err) {
-    const message = err instanceof DaemonLockedError ? err.message : `could not start the daemon: ${(err as Error).message}`;
+    const { FixtureError } = await import('../daemon/testing/fixtures.js');
+    if (err instanceof FixtureError) {
+      io.stderr.write(`provenance: --fixtures ${options.fixtures}: ${err.message}\n`);
+      return DAEMON_EXIT.usage;
+    }
+    // A bad database (refused, unknown, newer schema) is the operator's to fix: one line, exit 2.
+    if (isStoreUsageError(err)) {
+      io.stderr.write(`provenance: ${(err as Error).message}\n`);
+      return DAEMON_EXIT.usage;
+    }
+    const message =
+      err instanceof DaemonLockedError
+        ? err.message
+        : (startProblem(err, { host: options.host, port, dataDir }) ?? `could not start the daemon: ${(err as Error).message}`);
     io.stderr.write(`provenance: ${message}\n`);
     return DAEMON_EXIT.failed;
   }
   io.stdout.write(`listening on ${daemon.url}\n`);
+  if (options.testMode) io.stdout.write('test mode: `provenance daemon clock` and the Provenance-Test-Response header are on\n');
+  const restored = daemon.app.services.testing.restored;
+  if (restored) {
+    io.stdout.write(
+      restored.now === restored.saved
+        ? `test clock: frozen at ${restored.now} (restored from the data dir)\n`
+        : `test clock: frozen at ${restored.now}, the latest event the state records (saved at ${restored.saved}, which is before it)\n`,
+    );
+  }
   await new Promise<void>((resolve) => {
     const onSignal = () => {
       process.off('SIGTERM', onSignal);
@@ -125,17 +203,33 @@ function mailOptionProblem(smtpUrl: string | undefined, publicUrl: string | unde
 /** Re-runs `daemon start` without --detach in a new session, then waits until it listens. */
 async function startDetached(options: StartCommandOptions, dataDir: string, io: CommandIO): Promise<number> {
   const { mkdirSync } = await import('node:fs');
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const logFile = join(dataDir, DATA_FILES.log);
-  const log = openSync(logFile, 'a', 0o600);
+  let log: number;
+  let logStart: number;
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    log = openSync(logFile, 'a', 0o600);
+    logStart = fstatSync(log).size;
+  } catch (err) {
+    io.stderr.write(`provenance: ${dataDirProblem(err, dataDir) ?? (err as Error).message}\n`);
+    return DAEMON_EXIT.failed;
+  }
   const args = [process.argv[1]!, 'daemon', 'start', '--host', options.host, '--port', options.port, '--data-dir', dataDir];
   if (options.allowPrivateUrls) args.push('--allow-private-urls');
   if (options.mailFrom) args.push('--mail-from', options.mailFrom);
   if (options.publicUrl) args.push('--public-url', options.publicUrl);
   if (options.trustProxy) args.push('--trust-proxy');
   if (options.trustAnchors) args.push('--trust-anchors', resolve(options.trustAnchors));
-  // The SMTP URL may hold a password: through the environment, not the command line (ps).
-  const env = { ...process.env, ...io.env, [DETACHED_ENV]: '1', ...(options.smtpUrl ? { PROVENANCE_SMTP_URL: options.smtpUrl } : {}) };
+  if (options.testMode) args.push('--test-mode');
+  if (options.fixtures) args.push('--fixtures', resolve(options.fixtures));
+  // The SMTP and database URLs may hold passwords: through the environment, not the command line (ps).
+  const env = {
+    ...process.env,
+    ...io.env,
+    [DETACHED_ENV]: '1',
+    ...(options.smtpUrl ? { PROVENANCE_SMTP_URL: options.smtpUrl } : {}),
+    ...(options.store ? { [DATABASE_URL_ENV]: options.store } : {}),
+  };
   const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], env });
   closeSync(log);
   let exited: number | null = null;
@@ -150,7 +244,9 @@ async function startDetached(options: StartCommandOptions, dataDir: string, io: 
       return DAEMON_EXIT.ok;
     }
     if (exited !== null) {
-      io.stderr.write(`provenance: the daemon exited (code ${exited}); see ${logFile}\n`);
+      // The child said why on its console, which is the log: repeat that here, where the user is.
+      const reasons = failureLines(logFile, logStart);
+      io.stderr.write(`${reasons}provenance: the daemon exited (code ${exited}); see ${logFile}\n`);
       return DAEMON_EXIT.failed;
     }
     await sleep(50);
@@ -158,6 +254,23 @@ async function startDetached(options: StartCommandOptions, dataDir: string, io: 
   child.unref();
   io.stderr.write(`provenance: the daemon did not start listening within 20 s; see ${logFile}\n`);
   return DAEMON_EXIT.failed;
+}
+
+/**
+ * Why a detached daemon stopped, from what it wrote to its log from `offset` on: its
+ * `provenance: ...` lines, else (a crash) the last line that is not one of its JSON log lines.
+ */
+function failureLines(logFile: string, offset: number): string {
+  let lines: string[];
+  try {
+    lines = readFileSync(logFile).subarray(offset).toString('utf8').split('\n');
+  } catch {
+    return '';
+  }
+  const said = lines.filter((line) => line.startsWith('provenance: '));
+  if (said.length) return said.map((line) => `${line}\n`).join('');
+  const last = lines.filter((line) => line.trim() && !line.startsWith('{')).at(-1);
+  return last ? `provenance: ${last.trim()}\n` : '';
 }
 
 export async function runDaemonStatus(options: { dataDir?: string; json: boolean }, io: CommandIO): Promise<number> {

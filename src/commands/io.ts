@@ -10,6 +10,8 @@ export const EXIT = {
   ok: 0,
   /** Some input could not be read; every other input was checked. */
   unreadable: 1,
+  /** Standard output could not be written (a full or failing disk; output-guard.ts). */
+  outputFailed: 1,
   usage: 2,
   /** Remote checks: the API's monthly quota is used up; the inputs not checked are listed. */
   quotaExceeded: 3,
@@ -25,7 +27,7 @@ export function processIO(): CommandIO {
 
 /**
  * Runs a command body; an error `isUsage` recognises (bad input, a bad setting) becomes one
- * `provenance: message` line and exit code 2, and anything else propagates as the defect it is.
+ * `provenance: message` line and exit code 2 (or the error's own `exitCode`), and anything else propagates as the defect it is.
  */
 export async function usageErrorsReported(io: CommandIO, isUsage: (err: unknown) => boolean, fn: () => Promise<number>): Promise<number> {
   try {
@@ -33,7 +35,8 @@ export async function usageErrorsReported(io: CommandIO, isUsage: (err: unknown)
   } catch (err) {
     if (!isUsage(err)) throw err;
     io.stderr.write(`provenance: ${(err as Error).message}\n`);
-    return EXIT.usage;
+    // An error may say it is not the user's input at fault (a folder that cannot be written: 1).
+    return (err as { exitCode?: number }).exitCode ?? EXIT.usage;
   }
 }
 

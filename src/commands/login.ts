@@ -7,6 +7,7 @@ import { NetworkError, ProtocolError } from '../client/errors.js';
 import { describeQuota } from '../client/quota.js';
 import { USER_AGENT, type RemoteDeps } from '../client/session.js';
 import { checkKeyShape, CredentialsError, deleteKey, saveKey } from '../config/credentials.js';
+import { isWellFormedKey } from '../daemon/accounts/key-format.js';
 import { normalizeApiUrl, openSettings, readSettings, SettingsError } from '../config/settings.js';
 import { readStream } from '../engine/inputs.js';
 import { EXIT, type CommandIO } from './io.js';
@@ -130,6 +131,11 @@ export async function runLogin(options: LoginOptions, io: CommandIO, deps: Remot
   }
   const shape = checkKeyShape(key);
   if (shape) return fail(shape);
+  // The key format is the contract's (prv_ + 32 base62 + a CRC-32 checksum): a key cut short or
+  // mistyped is the user's input at fault, said before anything is sent (exit 2).
+  if (!isWellFormedKey(key)) {
+    return fail('The key is malformed: a key is "prv_" and 38 letters or digits, the last 6 a checksum of the others; check that it was copied whole. Nothing was sent or stored.');
+  }
 
   // The key is checked before anything is stored: a refused key leaves the old login in place.
   const client = new ApiClient({ baseUrl: apiUrl, key, sleep: deps.sleep, userAgent: USER_AGENT, maxInFlight: 1 });

@@ -9,15 +9,16 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { INLINE_MAX_BYTES, UPLOAD_MAX_BYTES } from '../client/api.js';
 import { ResultCache } from '../client/cache.js';
 import { ApiError, AuthenticationError, NetworkError, ProtocolError, QuotaExceededError } from '../client/errors.js';
 import { describeQuota, type QuotaInfo } from '../client/quota.js';
+import { detectFileBytes, exceedsApiLimit } from '../client/send-file.js';
 import { describeKeySource, openSession, SessionError, type RemoteDeps, type Session } from '../client/session.js';
 import { cacheDir } from '../config/paths.js';
+import { LOCAL_INSTEAD } from '../config/remote.js';
 import { resolveChecks } from '../engine/checks.js';
 import { expandInputs, readInput, type ExpandOptions, type InputItem } from '../engine/inputs.js';
-import { readHints } from '../engine/xmp-hints.js';
+import { readHints } from '../media/xmp-hints.js';
 import type { DetectionResult, ErrorInfo } from '../types.js';
 import type { Style } from '../ui/style.js';
 import type { Checker, Outcome } from './checker.js';
@@ -92,6 +93,7 @@ async function open(options: RemoteCheckOptions, io: CommandIO): Promise<RemoteC
   const maxInFlight = options.maxInFlight ?? 4;
   const session = await openSession(io.env, {
     maxInFlight,
+    instead: LOCAL_INSTEAD,
     deps: options.deps,
     onRateLimited: (seconds, error) => {
       // One line per wait; the client holds every request back while it waits.
@@ -150,62 +152,98 @@ async function open(options: RemoteCheckOptions, io: CommandIO): Promise<RemoteC
     throw err;
   };
 
-  const viaApi = async (bytes: Uint8Array, name: string): Promise<DetectionResult> => {
-    if (bytes.byteLength <= INLINE_MAX_BYTES) return client.detectFile(bytes, name, options.checks);
-    const upload = await client.createUpload(bytes);
-    return client.detectUpload(upload.id, options.checks);
-  };
-
   const tooLarge = (source: string): Outcome =>
     failed(source, {
       type: 'media_too_large',
       message: `${source}: larger than the API's 25 MB limit (1 MB = 1,048,576 bytes); check it on this machine with --local.`,
     });
 
+  // The API answers media of zero bytes with 400 (CONTRACT); said here without a request.
+  const empty = (source: string): Outcome =>
+    failed(source, {
+      type: 'invalid_request',
+      message: `${source}: empty (zero bytes); the API does not check empty media. Check it on this machine with --local.`,
+    });
+
+  // Requests leave in input order. The transport's slots are first come, first served, and a
+  // check reaches them with no pause once it calls the client; but a check reads its file first,
+  // and a file read sooner would otherwise overtake an earlier one: which inputs a used-up quota
+  // leaves unchecked would depend on disk timing, even with --concurrency 1. So each check waits,
+  // before it sends, until every earlier one has sent (taken its place in the transport's queue)
+  // or finished.
+  let lastTurn: Promise<void> = Promise.resolve();
+  type Turn = { earlier: Promise<void>; pass: () => void };
+  const takeTurn = (): Turn => {
+    const earlier = lastTurn;
+    let pass!: () => void;
+    lastTurn = new Promise<void>((resolve) => (pass = resolve));
+    return { earlier, pass };
+  };
+
+  /** One input's outcome; `turn` is waited for before anything is sent, passed once it is. */
+  const checkInTurn = async (item: CheckItem, turn: Turn): Promise<Outcome> => {
+    if (item.kind === 'error') return failed(item.source, item.error.toInfo(), true);
+    if (item.kind === 'url') {
+      await turn.earlier;
+      if (checker.stop) return skipped(item.source);
+      try {
+        const sending = client.detectUrl(item.url, options.checks);
+        turn.pass();
+        return { source: item.source, ok: true, result: await sending };
+      } catch (err) {
+        return onError(item.source, err);
+      }
+    }
+    if (item.kind === 'file') {
+      try {
+        // Refused before reading it, with this command's message (--local instead).
+        if (exceedsApiLimit((await stat(item.path)).size)) return tooLarge(item.source);
+      } catch {
+        // readInput reports it
+      }
+    }
+    let bytes: Uint8Array;
+    try {
+      bytes = await readInput(item, io.stdin);
+    } catch (err) {
+      const info = (err as { toInfo?: () => ErrorInfo }).toInfo?.();
+      if (info) return failed(item.source, info, true);
+      throw err;
+    }
+    if (exceedsApiLimit(bytes.byteLength)) return tooLarge(item.source);
+    if (bytes.byteLength === 0) return empty(item.source);
+    const sha256 = sha256Hex(bytes);
+    if (cache && readCache) {
+      const hit = await cache.get(sha256, cacheChecks);
+      if (hit) return { source: item.source, ok: true, result: hit, hints: await readHints(bytes) };
+    }
+    await turn.earlier;
+    if (checker.stop) return skipped(item.source);
+    let result: DetectionResult;
+    try {
+      // Multipart up to 4 MB, else upload + detect: the function ProvenanceClient.detect uses.
+      // The call reaches the transport's queue before it returns its promise.
+      const sending = detectFileBytes(client, { bytes, name: item.kind === 'stdin' ? 'stdin' : basename(item.path) }, options.checks);
+      turn.pass();
+      result = await sending;
+    } catch (err) {
+      return onError(item.source, err);
+    }
+    if (cache && result.media?.sha256 === sha256) await cache.put(sha256, cacheChecks, result);
+    return { source: item.source, ok: true, result, hints: await readHints(bytes) };
+  };
+
   const checker: RemoteChecker = {
     apiUrl,
     session,
     window: maxInFlight * 2,
     async check(item) {
-      if (item.kind === 'error') return failed(item.source, item.error.toInfo(), true);
-      if (item.kind === 'url') {
-        if (checker.stop) return skipped(item.source);
-        try {
-          return { source: item.source, ok: true, result: await client.detectUrl(item.url, options.checks) };
-        } catch (err) {
-          return onError(item.source, err);
-        }
-      }
-      if (item.kind === 'file') {
-        try {
-          if ((await stat(item.path)).size > UPLOAD_MAX_BYTES) return tooLarge(item.source);
-        } catch {
-          // readInput reports it
-        }
-      }
-      let bytes: Uint8Array;
+      const turn = takeTurn();
       try {
-        bytes = await readInput(item, io.stdin);
-      } catch (err) {
-        const info = (err as { toInfo?: () => ErrorInfo }).toInfo?.();
-        if (info) return failed(item.source, info, true);
-        throw err;
+        return await checkInTurn(item, turn);
+      } finally {
+        turn.pass();
       }
-      if (bytes.byteLength > UPLOAD_MAX_BYTES) return tooLarge(item.source);
-      const sha256 = sha256Hex(bytes);
-      if (cache && readCache) {
-        const hit = await cache.get(sha256, cacheChecks);
-        if (hit) return { source: item.source, ok: true, result: hit, hints: await readHints(bytes) };
-      }
-      if (checker.stop) return skipped(item.source);
-      let result: DetectionResult;
-      try {
-        result = await viaApi(bytes, item.kind === 'stdin' ? 'stdin' : basename(item.path));
-      } catch (err) {
-        return onError(item.source, err);
-      }
-      if (cache && result.media?.sha256 === sha256) await cache.put(sha256, cacheChecks, result);
-      return { source: item.source, ok: true, result, hints: await readHints(bytes) };
     },
     close: () => client.close(),
     wasNotChecked: (outcome) => notChecked.has(outcome),

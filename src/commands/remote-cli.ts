@@ -37,7 +37,7 @@ export function registerRemoteCommands(program: Command, io: CommandIO, setExit:
   config
     .command('get')
     .description('Print a setting (exit 1 when it is not set).')
-    .argument('<key>', 'api_url, trust_anchors, cache, login.api_url, login.key_store')
+    .argument('<key>', 'api_url, trust_anchors, cache, incremental, login.api_url, login.key_store')
     .action(async (key: string) => {
       const { runConfigGet } = await import('./config.js');
       setExit(await runConfigGet({ key }, io));
@@ -45,7 +45,7 @@ export function registerRemoteCommands(program: Command, io: CommandIO, setExit:
   config
     .command('set')
     .description('Change a setting.')
-    .argument('<key>', 'api_url, trust_anchors or cache')
+    .argument('<key>', 'api_url, trust_anchors, cache or incremental')
     .argument('<value>', 'the new value')
     .action(async (key: string, value: string) => {
       const { runConfigSet } = await import('./config.js');
@@ -54,7 +54,7 @@ export function registerRemoteCommands(program: Command, io: CommandIO, setExit:
   config
     .command('unset')
     .description('Remove a setting (back to its default).')
-    .argument('<key>', 'api_url, trust_anchors or cache')
+    .argument('<key>', 'api_url, trust_anchors, cache or incremental')
     .action(async (key: string) => {
       const { runConfigUnset } = await import('./config.js');
       setExit(await runConfigUnset({ key }, io));
@@ -75,10 +75,12 @@ export function registerRemoteCommands(program: Command, io: CommandIO, setExit:
       setExit(await runConfigPath({}, io));
     });
 
-  const cache = program.command('cache').description('The cache of remote results (by file SHA-256, checks and API URL).');
+  const cache = program
+    .command('cache')
+    .description('The caches: remote results (by file SHA-256, checks and API URL) and, under `cache scan`, the scan cache of `check --incremental`.');
   cache
     .command('clear')
-    .description('Remove every cached result.')
+    .description('Remove every cached remote result (the scan cache: `cache scan clear`).')
     .action(async () => {
       const { runCacheClear } = await import('./cache.js');
       setExit(await runCacheClear({}, io));
@@ -89,6 +91,22 @@ export function registerRemoteCommands(program: Command, io: CommandIO, setExit:
     .action(async () => {
       const { runCachePath } = await import('./cache.js');
       setExit(await runCachePath({}, io));
+    });
+  const scan = cache.command('scan').description('The scan cache of `check --incremental` (local checks of unchanged files).');
+  scan
+    .command('clear')
+    .description('Remove the scan cache; the next `check --incremental` checks every file again.')
+    .action(async () => {
+      const { runCacheScanClear } = await import('./cache.js');
+      setExit(await runCacheScanClear({}, io));
+    });
+  scan
+    .command('stats')
+    .description('Where the scan cache is, how many entries and how much space it holds.')
+    .option('--json', 'one JSON object', false)
+    .action(async (opts: { json: boolean }) => {
+      const { runCacheScanStats } = await import('./cache.js');
+      setExit(await runCacheScanStats({ json: opts.json }, io));
     });
 
   program

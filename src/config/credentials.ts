@@ -6,7 +6,7 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { KeychainUnavailable, osKeychain, type Keychain } from './keychain.js';
-import { APP_NAME, configDir, CREDENTIALS_FILE } from './paths.js';
+import { APP_NAME, configDir, CREDENTIALS_FILE, oneLine } from './paths.js';
 
 export type KeyStoreKind = 'keychain' | 'file';
 
@@ -60,7 +60,7 @@ function readFile(env: NodeJS.ProcessEnv): { data: CredentialsFile; mode?: numbe
     if (!data || typeof data.keys !== 'object' || data.keys === null) throw new Error('no "keys" object');
     return { data: { keys: { ...data.keys } }, mode };
   } catch (err) {
-    throw new CredentialsError(`${file} is damaged (${(err as Error).message}): delete it and log in again.`);
+    throw new CredentialsError(`${file} is damaged (${oneLine((err as Error).message)}): delete it and log in again.`);
   }
 }
 

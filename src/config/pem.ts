@@ -2,9 +2,9 @@
 // a clear usage error instead of c2pa-rs failing on every manifest it reads.
 import { createHash, X509Certificate } from 'node:crypto';
 
-export class TrustAnchorError extends Error {
-  override name = 'TrustAnchorError';
-}
+import { TrustAnchorError } from './trust-anchor-error.js';
+
+export { TrustAnchorError };
 
 export interface Anchor {
   /** The certificate, PEM, normalised (64-column base64, LF). */

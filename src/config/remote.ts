@@ -52,16 +52,21 @@ export function wantsRemote(target: RemoteTarget, flags: { local?: boolean; remo
 }
 
 /** Why a remote run cannot start, as one sentence the user can act on; undefined when it can. */
-export function remoteBlocker(target: RemoteTarget): string | undefined {
+export function remoteBlocker(target: RemoteTarget, instead: string | undefined = LOCAL_INSTEAD): string | undefined {
+  // `instead` is what the command can do without an API (check: --local); none for `upload`.
+  const orInstead = instead ? `, or ${instead}` : '';
   if (!target.apiUrl) {
     return target.keyFrom === 'env'
       ? 'PROVENANCE_API_KEY is set but no API URL is: set PROVENANCE_API_URL, or run `provenance config set api_url URL`.'
-      : 'Not logged in to an API: run `provenance login --api-url URL` (or set PROVENANCE_API_KEY and PROVENANCE_API_URL), or check on this machine with --local.';
+      : `Not logged in to an API: run \`provenance login --api-url URL\` (or set PROVENANCE_API_KEY and PROVENANCE_API_URL)${orInstead}.`;
   }
   if (target.keyFrom) return undefined;
   if (target.otherLogin) {
     const why = target.apiUrlFrom === 'PROVENANCE_API_URL' ? 'PROVENANCE_API_URL names' : 'the api_url setting names';
-    return `You are logged in to ${target.otherLogin}, but ${why} ${target.apiUrl}, and a key is only sent to the API it was stored for: run \`provenance login --api-url ${target.apiUrl}\`, or use --local.`;
+    return `You are logged in to ${target.otherLogin}, but ${why} ${target.apiUrl}, and a key is only sent to the API it was stored for: run \`provenance login --api-url ${target.apiUrl}\`${orInstead}.`;
   }
-  return `Not logged in to ${target.apiUrl}: run \`provenance login\` (or set PROVENANCE_API_KEY), or check on this machine with --local.`;
+  return `Not logged in to ${target.apiUrl}: run \`provenance login\` (or set PROVENANCE_API_KEY)${orInstead}.`;
 }
+
+/** What `check` can do without an API. */
+export const LOCAL_INSTEAD = 'check on this machine with --local';

@@ -5,7 +5,7 @@
 // whether checks go to an API, and must not pay for loading conf. Writing loads conf lazily.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configDir, CONFIG_FILE } from './paths.js';
+import { configDir, CONFIG_FILE, oneLine, WRITE_REFUSED_EXIT, writeProblem } from './paths.js';
 
 /** Where `provenance login` put the key of `api_url`; never the key itself. */
 export interface LoginRecord {
@@ -20,6 +20,8 @@ export interface Settings {
   trust_anchors?: string;
   /** false: remote checks neither read nor write the result cache. Default true. */
   cache?: boolean;
+  /** true: `check` keeps and uses the scan cache (as with --incremental). Default false. */
+  incremental?: boolean;
   /** Written by `provenance login`, removed by `provenance logout`. */
   login?: LoginRecord;
 }
@@ -45,7 +47,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new SettingsError(`${file} is damaged (${(err as Error).message}): fix it or delete it.`);
+    throw new SettingsError(`${file} is damaged (${oneLine((err as Error).message)}): fix it or delete it.`);
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new SettingsError(`${file} is damaged (not a JSON object): fix it or delete it.`);
   const settings = data as Record<string, unknown>;
@@ -95,19 +97,32 @@ export const SETTABLE: Record<string, SettingSpec> = {
   },
   cache: {
     describe: 'true (default) or false: keep remote results in the cache, keyed by file SHA-256, checks and API URL',
-    parse: (v) => {
-      if (/^(true|yes|on|1)$/i.test(v)) return true;
-      if (/^(false|no|off|0)$/i.test(v)) return false;
-      throw new SettingsError('cache is true or false.');
-    },
+    parse: (v) => parseBoolean('cache', v),
+  },
+  incremental: {
+    describe: 'true or false (default): local checks keep a scan cache and answer unchanged files from it, as with --incremental',
+    parse: (v) => parseBoolean('incremental', v),
   },
 };
+
+function parseBoolean(key: string, v: string): boolean {
+  if (/^(true|yes|on|1)$/i.test(v)) return true;
+  if (/^(false|no|off|0)$/i.test(v)) return false;
+  throw new SettingsError(`${key} is true or false.`);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Writing: through conf, loaded only by the commands that write.
 
 type ConfModule = typeof import('conf');
-export type SettingsStore = InstanceType<ConfModule['default']>;
+type ConfStore = InstanceType<ConfModule['default']>;
+
+/** config.json for writing; a write the filesystem refuses is a SettingsError saying why. */
+export interface SettingsStore {
+  set(key: string, value: unknown): void;
+  delete(key: string): void;
+  readonly path: string;
+}
 
 // A computed specifier keeps conf out of the CLI bundle (as in trust-store.ts).
 const importExternal = (specifier: string): Promise<unknown> => import(specifier);
@@ -115,9 +130,26 @@ const importExternal = (specifier: string): Promise<unknown> => import(specifier
 export async function openSettings(env: NodeJS.ProcessEnv = process.env): Promise<SettingsStore> {
   readSettings(env); // a damaged file is reported, never overwritten
   const { default: Conf } = (await importExternal('conf')) as ConfModule;
+  const file = settingsPath(env);
+  const writing = <T>(fn: () => T): T => {
+    try {
+      return fn();
+    } catch (err) {
+      const problem = writeProblem(err, file);
+      if (problem) throw Object.assign(new SettingsError(problem), { exitCode: WRITE_REFUSED_EXIT });
+      throw err;
+    }
+  };
+  let conf: ConfStore;
   try {
-    return new Conf<Record<string, unknown>>({ cwd: configDir(env), configName: CONFIG_FILE.replace(/\.json$/, '') }) as unknown as SettingsStore;
+    conf = writing(() => new Conf<Record<string, unknown>>({ cwd: configDir(env), configName: CONFIG_FILE.replace(/\.json$/, '') }) as unknown as ConfStore);
   } catch (err) {
-    throw new SettingsError(`${settingsPath(env)} is damaged (${(err as Error).message}): fix it or delete it.`);
+    if (err instanceof SettingsError) throw err;
+    throw new SettingsError(`${file} is damaged (${oneLine((err as Error).message)}): fix it or delete it.`);
   }
+  return {
+    set: (key, value) => writing(() => conf.set(key, value)),
+    delete: (key) => writing(() => conf.delete(key)),
+    path: conf.path,
+  };
 }

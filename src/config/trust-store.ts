@@ -5,7 +5,7 @@
 // for loading conf (~130 ms). Only the commands that write the store load conf, lazily.
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { configDir, TRUST_STORE_FILE } from './paths.js';
+import { configDir, oneLine, TRUST_STORE_FILE, WRITE_REFUSED_EXIT, writeProblem } from './paths.js';
 import { parseAnchors, TrustAnchorError, type Anchor } from './pem.js';
 import { readSettings, SettingsError, settingsPath } from './settings.js';
 
@@ -76,7 +76,7 @@ export function storedAnchors(env: NodeJS.ProcessEnv = process.env): StoredAncho
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new TrustAnchorError(`${file} is damaged (${(err as Error).message}): fix it or delete it and add the anchors again.`);
+    throw new TrustAnchorError(`${file} is damaged (${oneLine((err as Error).message)}): fix it or delete it and add the anchors again.`);
   }
   const anchors = (data as Partial<StoreShape> | null)?.anchors ?? [];
   if (!Array.isArray(anchors) || anchors.some((a) => typeof a?.pem !== 'string' || typeof a?.fingerprint !== 'string')) {
@@ -145,7 +145,24 @@ async function openStore(env: NodeJS.ProcessEnv): Promise<ConfStore> {
       defaults: { anchors: [] },
     }) as unknown as ConfStore;
   } catch (err) {
-    throw new TrustAnchorError(`${trustStorePath(env)} is damaged (${(err as Error).message}): fix it or delete it.`);
+    throw storeError(err, env);
+  }
+}
+
+/** A refused write is a permission (or disk) problem; anything else, a damaged file. */
+function storeError(err: unknown, env: NodeJS.ProcessEnv): TrustAnchorError {
+  const problem = writeProblem(err, trustStorePath(env));
+  if (problem) return Object.assign(new TrustAnchorError(problem), { exitCode: WRITE_REFUSED_EXIT });
+  return new TrustAnchorError(`${trustStorePath(env)} is damaged (${oneLine((err as Error).message)}): fix it or delete it.`);
+}
+
+function writeAnchors(store: ConfStore, anchors: StoredAnchor[], env: NodeJS.ProcessEnv): void {
+  try {
+    store.set('anchors', anchors);
+  } catch (err) {
+    const problem = writeProblem(err, trustStorePath(env));
+    if (problem) throw Object.assign(new TrustAnchorError(problem), { exitCode: WRITE_REFUSED_EXIT });
+    throw err;
   }
 }
 
@@ -171,7 +188,7 @@ export async function addAnchors(anchors: Anchor[], env: NodeJS.ProcessEnv = pro
     known.add(a.fingerprint);
     added.push({ fingerprint: a.fingerprint, subject: a.subject, not_after: a.not_after, ca: a.ca, added_at: now, pem: a.pem });
   }
-  if (added.length) store.set('anchors', [...list, ...added]);
+  if (added.length) writeAnchors(store, [...list, ...added], env);
   return { added, alreadyPresent, file: store.path };
 }
 
@@ -205,9 +222,10 @@ export async function removeAnchor(target: string, env: NodeJS.ProcessEnv = proc
   const list = storedAnchors(env);
   const removed = findAnchor(list, target);
   const store = await openStore(env);
-  store.set(
-    'anchors',
+  writeAnchors(
+    store,
     list.filter((a) => a !== removed),
+    env,
   );
   return { removed, file: store.path };
 }

@@ -101,12 +101,13 @@ export function validationOf(store: ReaderStore): C2paClaims['validation'] {
 
 export const IPTC_DIGITAL_SOURCE_TYPE = 'http://cv.iptc.org/newscodes/digitalsourcetype/';
 
-/** The IPTC terms that mean a generative or algorithmic model made the content (issue 7). */
-export const AI_SOURCE_TYPES: readonly string[] = [
-  'trainedAlgorithmicMedia',
-  'compositeWithTrainedAlgorithmicMedia',
-  'algorithmicMedia',
-];
+/**
+ * The IPTC terms that mean a trained (generative AI) model made the content, as the Content
+ * Authenticity Initiative's own reader counts them (c2pa-js `selectGenerativeInfo`). Not
+ * `algorithmicMedia`: IPTC defines it as made by an algorithm *without* sampled training data
+ * (a fractal, a procedural texture), so it is not AI-generated (issue 18).
+ */
+export const AI_SOURCE_TYPES: readonly string[] = ['trainedAlgorithmicMedia', 'compositeWithTrainedAlgorithmicMedia'];
 
 /** The legacy Adobe assertion that marked generative-AI output before IPTC source types. */
 export const LEGACY_GENERATIVE_AI = 'com.adobe.generative-ai';

@@ -1,6 +1,6 @@
 // c2pa: reads the embedded C2PA manifest with c2pa-rs (the official WebAssembly build).
-import { hasC2paMarker } from '../engine/c2pa-markers.js';
-import { loadC2paWasm, readerSettings } from '../engine/c2pa-wasm.js';
+import { hasC2paMarker } from '../media/c2pa-markers.js';
+import { loadC2paWasm, readerSettings } from '../media/c2pa-wasm.js';
 import type { DetectContext, Detector, DetectorOutcome, Media } from '../types.js';
 import { foundOutcome, type CrJsonStore, type ReaderStore } from './c2pa-manifest.js';
 

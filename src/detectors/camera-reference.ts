@@ -2,7 +2,7 @@
 // that starts with "Apple iOS\0". A match hints at a camera capture (an inverse signal); EXIF is
 // editable, so confidence never reaches 1 (CONTRACT: 0.9 / 0.7 found, 0.8 not_found).
 import type { Detector, DetectorOutcome, Media } from '../types.js';
-import { ExifDamage, readCameraTags, type CameraTags } from './exif-tags.js';
+import { ExifDamage, readCameraTags, type CameraTags } from '../media/exif-tags.js';
 
 const APPLE_MAKER_NOTE = Buffer.from('Apple iOS\0', 'latin1');
 const APPLE_MODEL = /^(iPhone|iPad)\b/;

@@ -3,6 +3,7 @@ import { DETECTOR_IDS, type DetectorId } from '../types.js';
 /** An unknown, repeated or empty check selection. The CLI reports it as a usage error (exit 2);
  * the daemon maps it to 400 invalid_request with param `checks` (CONTRACT "Error body"). */
 export class CheckSelectionError extends Error {
+  override name = 'CheckSelectionError';
   readonly type = 'invalid_request';
   readonly param = 'checks';
 }

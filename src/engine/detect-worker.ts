@@ -7,7 +7,7 @@ import { detect } from './detect.js';
 import { FileReader, type FileBytes } from './file-reader.js';
 import { InputError, inputErrorFrom } from './input-error.js';
 import { markIdle, markTaskStarted, PROGRESS_BYTES, type WorkerReply, type WorkerTask } from './pool-protocol.js';
-import { readHints } from './xmp-hints.js';
+import { readHints } from '../media/xmp-hints.js';
 
 if (!parentPort) throw new Error('detect-worker must run as a worker thread');
 const port = parentPort;

@@ -6,7 +6,7 @@ import { detectorById } from '../detectors/catalogue.js';
 import type { DetectContext, DetectionResult, Detector, DetectorId, Match, Media } from '../types.js';
 import { resolveChecks } from './checks.js';
 import { newCheckId } from './ids.js';
-import { sniffMediaType } from './sniff.js';
+import { sniffMediaType } from '../media/sniff.js';
 
 export interface DetectOptions {
   /** Detector ids; all of them when omitted. Unknown or repeated ids throw CheckSelectionError. */

@@ -1,7 +1,12 @@
+import { readlinkSync } from 'node:fs';
 import type { ErrorInfo } from '../types.js';
+
+/** The most a check reads: Node's limit for one file read into memory (2 GiB). */
+export const MAX_FILE_BYTES_TEXT = '2 GiB';
 
 /** An input that could not be read; reported on its own line while the run goes on. */
 export class InputError extends Error {
+  override name = 'InputError';
   constructor(
     readonly type: 'not_found' | 'permission_denied' | 'directory_loop' | 'file_too_large' | 'read_error',
     message: string,
@@ -14,11 +19,28 @@ export class InputError extends Error {
   }
 }
 
+function linkTarget(path: string): string | undefined {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Maps a filesystem error to the per-input error a user can act on. */
 export function inputErrorFrom(err: unknown, source: string): InputError {
   const code = (err as NodeJS.ErrnoException)?.code;
   switch (code) {
-    case 'ENOENT':
+    case 'ENOENT': {
+      // A URL is not a path: only an API downloads it (the local engine never goes online).
+      if (/^https?:\/\//i.test(source)) {
+        return new InputError('not_found', `${source}: a URL is checked by a /v1 API, not on this machine: run \`provenance login\` first (then \`check\` sends URLs to the API; --remote insists on it).`);
+      }
+      // A symlink whose target is gone: say so, and where it points, not "no such file".
+      const target = linkTarget(source);
+      if (target !== undefined) return new InputError('not_found', `${source}: a broken symbolic link (it points to ${target}, which does not exist).`);
+      return new InputError('not_found', `${source}: no such file or folder.`);
+    }
     case 'ENOTDIR':
       return new InputError('not_found', `${source}: no such file or folder.`);
     case 'EACCES':
@@ -27,7 +49,7 @@ export function inputErrorFrom(err: unknown, source: string): InputError {
     case 'ELOOP':
       return new InputError('directory_loop', `${source}: too many levels of symbolic links.`);
     case 'ERR_FS_FILE_TOO_LARGE':
-      return new InputError('file_too_large', `${source}: the file is too large to check.`);
+      return new InputError('file_too_large', `${source}: the file is larger than ${MAX_FILE_BYTES_TEXT}, the most a check reads.`);
     default:
       if (err instanceof InputError) return err;
       return new InputError('read_error', `${source}: ${(err as Error)?.message ?? String(err)}`);

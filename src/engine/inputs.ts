@@ -17,11 +17,13 @@ export const STDIN = '-';
 export interface ExpandOptions {
   /** --include / --exclude, applied to what folder walks find. */
   filter?: PathFilter;
+  /** false: `-` is a file of that name, not standard input (the library's scan()). Default true. */
+  stdin?: boolean;
 }
 
 export async function* expandInputs(inputs: AsyncIterable<string> | Iterable<string>, options: ExpandOptions = {}): AsyncGenerator<InputItem> {
   for await (const input of inputs) {
-    if (input === STDIN) {
+    if (input === STDIN && options.stdin !== false) {
       yield { source: STDIN, kind: 'stdin' };
       continue;
     }

@@ -1,6 +1,8 @@
 // --include / --exclude globs for folder walks. A pattern without a slash matches a file's name
 // (`*.jpg`); one with a slash matches the path below the folder being walked (`raw/**/*.dng`).
 // Files named on the command line or in --files-from are always checked: naming is choosing.
+// Letter case is ignored unless asked for (`--case-sensitive`), as ExifTool's `-ext` does:
+// cameras write IMG_0001.JPG, and `--include '*.jpg'` that skipped those would drop them unseen.
 import picomatch from 'picomatch';
 
 export interface PathFilter {
@@ -10,15 +12,21 @@ export interface PathFilter {
   entersFolder(relative: string): boolean;
 }
 
-function matcher(patterns: readonly string[]): (relative: string) => boolean {
-  const tests = patterns.map((p) => picomatch(p, { dot: true, basename: !p.includes('/') }));
+export interface PathFilterOptions {
+  /** Match letter case exactly; default false (`*.jpg` matches IMG_1.JPG). */
+  caseSensitive?: boolean;
+}
+
+function matcher(patterns: readonly string[], nocase: boolean): (relative: string) => boolean {
+  const tests = patterns.map((p) => picomatch(p, { dot: true, basename: !p.includes('/'), nocase }));
   return (relative) => tests.some((test) => test(relative));
 }
 
-export function makePathFilter(include: readonly string[] = [], exclude: readonly string[] = []): PathFilter | undefined {
+export function makePathFilter(include: readonly string[] = [], exclude: readonly string[] = [], options: PathFilterOptions = {}): PathFilter | undefined {
   if (include.length === 0 && exclude.length === 0) return undefined;
-  const included = include.length ? matcher(include) : () => true;
-  const excluded = exclude.length ? matcher(exclude) : () => false;
+  const nocase = !options.caseSensitive;
+  const included = include.length ? matcher(include, nocase) : () => true;
+  const excluded = exclude.length ? matcher(exclude, nocase) : () => false;
   return {
     includesFile: (relative) => included(relative) && !excluded(relative),
     entersFolder: (relative) => !excluded(relative),

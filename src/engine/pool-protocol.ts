@@ -2,7 +2,7 @@ import type { C2paDetails } from '../detectors/c2pa-manifest.js';
 import type { DetectionResult, ErrorInfo } from '../types.js';
 import type { Base64Outcome } from './base64-media.js';
 import type { DetectOptions } from './detect.js';
-import type { Hints } from './xmp-hints.js';
+import type { Hints } from '../media/xmp-hints.js';
 
 // The pool and its workers talk in batches: the pool posts an array of tasks, and the worker
 // answers the whole array with one array of replies (PoolOptions.batch says why). A worker does

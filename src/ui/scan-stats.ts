@@ -9,6 +9,8 @@ export interface ScanSummary {
   unreadable: number;
   failed_on: number;
   elapsed_ms: number;
+  /** With --incremental: how many of `checked` were answered from the scan cache. */
+  from_cache?: number;
   checks: Record<string, ResultCounts>;
 }
 
@@ -20,11 +22,17 @@ export class ScanStats {
   failedOn = 0;
   /** c2pa credentials found but invalid (changed after signing, or badly signed). */
   c2paInvalid = 0;
+  /** Results answered from the scan cache (counted in `checked` too). */
+  fromCache = 0;
   readonly startedAt = Date.now();
   readonly checks: Record<string, ResultCounts> = {};
 
-  add(result: DetectionResult): void {
+  /** `incremental`: the run uses the scan cache, and the summary says how many it answered. */
+  constructor(readonly incremental = false) {}
+
+  add(result: DetectionResult, fromCache = false): void {
     this.checked++;
+    if (fromCache) this.fromCache++;
     for (const m of result.matches) {
       const counts = (this.checks[m.check] ??= { found: 0, not_found: 0, unavailable: 0 });
       counts[m.result]++;
@@ -47,6 +55,7 @@ export class ScanStats {
       unreadable: this.unreadable,
       failed_on: this.failedOn,
       elapsed_ms: Date.now() - this.startedAt,
+      ...(this.incremental ? { from_cache: this.fromCache } : {}),
       checks: this.checks,
     };
   }

@@ -3,7 +3,7 @@
 // from, signer, signing time, app or device, actions, ingredients, validation in plain words.
 import { aiSignal, c2paDetails, sourceTypeTerm, type C2paDetails, type IngredientNode } from '../detectors/c2pa-manifest.js';
 import { CATALOGUE } from '../detectors/catalogue.js';
-import type { Hints } from '../engine/xmp-hints.js';
+import type { Hints } from '../media/xmp-hints.js';
 import type { DetectionResult, ErrorInfo, Match } from '../types.js';
 import type { ScanStats } from './scan-stats.js';
 import type { Style } from './style.js';
@@ -14,6 +14,8 @@ export interface ReportOptions {
   explain?: boolean;
   /** Whether trust anchors were configured for this run; undefined when unknown (a remote result). */
   trustAnchors?: boolean;
+  /** The result came from a /v1 API: trust was decided there, not with local anchors. */
+  remote?: boolean;
   /** The CLI's unsigned hints for this file (XMP). */
   hints?: Hints;
 }
@@ -42,7 +44,7 @@ const CARD_WIDTH = 15;
 const SOURCE_TYPE_WORDS: Record<string, string> = {
   trainedAlgorithmicMedia: 'made by a generative AI model',
   compositeWithTrainedAlgorithmicMedia: 'a composite that includes generative AI output',
-  algorithmicMedia: 'made by an algorithm without training data',
+  algorithmicMedia: 'made by an algorithm, not by a trained model',
   digitalCapture: 'captured by a camera or recorder',
   computationalCapture: 'captured with computational processing',
   negativeFilm: 'scanned from a film negative',
@@ -78,6 +80,8 @@ function validationWords(match: Match, s: Style, options: ReportOptions): string
   if (v.state === 'valid') {
     let signer: string;
     if (!v.codes.includes(UNTRUSTED)) signer = 'signer not checked against a trust list';
+    // A remote result: the API decided with its own anchors (or none); ours played no part.
+    else if (options.remote) signer = "signer not trusted by the API (it decides trust with its operator's anchors, if any)";
     else if (options.trustAnchors) signer = `signer does NOT chain to your trust anchors (${UNTRUSTED})`;
     else if (options.trustAnchors === false) signer = 'signer not checked against a trust list (no trust anchors configured)';
     else signer = 'signer not checked against a trust list';

@@ -26,7 +26,7 @@ describe('bin/provenance.js in remote mode', () => {
       // The keychain module itself loaded from the lazy bundle: the reason is the keychain's own.
       expect(login.stdout).not.toMatch(/Cannot find (package|module)|ERR_MODULE_NOT_FOUND/);
     }
-    expect(r.used()).toBe(0);
+    expect((await r.used())).toBe(0);
 
     const status = await runBin(['status', '--json'], { env });
     expect(JSON.parse(status.stdout)).toMatchObject({ mode: 'remote', key_valid: true, quota: { used: 0 } });
@@ -38,7 +38,7 @@ describe('bin/provenance.js in remote mode', () => {
     const local = await runBin(['check', '--json', '--local', 'examples/'], { env });
     const lines = (s: string) => s.trim().split('\n').map((l) => comparable(JSON.parse(l)));
     expect(lines(remote.stdout)).toEqual(lines(local.stdout));
-    expect(r.used()).toBe(7);
+    expect((await r.used())).toBe(7);
 
     const logout = await runBin(['logout'], { env });
     expect(logout.code).toBe(0);

@@ -120,7 +120,7 @@ describe('login and check with the key in a keychain', () => {
     try {
       const run = await runCheckWith({ inputs: files.paths }, r.env, fake);
       expect(run.code).toBe(0);
-      expect(r.used()).toBe(1);
+      expect((await r.used())).toBe(1);
       // Without the keychain's entry, the run says to log in again instead of going local.
       fake.entries.clear();
       const gone = await runCheckWith({ inputs: files.paths, cache: false }, r.env, fake);
@@ -160,9 +160,9 @@ describe('runs that stop sending', () => {
   });
 
   it('a key revoked after login: nothing more is sent, every input is listed, exit 2', async () => {
-    const other = r.t.account('revoked-later', 'custom', 100);
+    const other = await r.t.account('revoked-later', 'custom', 100);
     expect((await login(r, other.key)).code).toBe(0);
-    r.t.app.services.accounts.revokeKey(other.keyId);
+    await r.t.app.services.accounts.revokeKey(other.keyId);
     const run = await r.cli(['check', '--json', '--concurrency', '1', files.dir]);
     expect(run.code).toBe(2);
     expect(parseLines(run.stdout).map((l) => l.error?.type)).toEqual(['authentication_error', 'authentication_error', 'authentication_error']);

@@ -10,7 +10,8 @@ import { runCheck, type CheckOptions } from '../../src/commands/check.js';
 import type { CommandIO } from '../../src/commands/io.js';
 import { listen, makeApp, type TestApp } from '../daemon/helpers.js';
 import { runCli, type CliRun } from '../helpers/run-cli.js';
-import type { AppOptions } from '../../src/daemon/app.js';
+import type { AppOptions } from '../../src/daemon/http/app.js';
+import { periodOf } from '../../src/daemon/contract/time.js';
 
 export interface RemoteSetup {
   t: TestApp;
@@ -22,9 +23,9 @@ export interface RemoteSetup {
   accountId: string;
   /** Every stdout/stderr the CLI wrote through `cli()`, to check that no key leaked. */
   transcript: string[];
-  cli(args: string[], stdin?: Uint8Array | string, env?: NodeJS.ProcessEnv): Promise<CliRun>;
+  cli(args: string[], stdin?: Uint8Array | string | Readable, env?: NodeJS.ProcessEnv): Promise<CliRun>;
   /** API calls the account used this month, read from the daemon's store (costs nothing). */
-  used(): number;
+  used(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -33,7 +34,7 @@ export async function remoteSetup(
 ): Promise<RemoteSetup> {
   const t = await makeApp(options.app ?? {});
   const base = await listen(t.app);
-  const { key, accountId } = t.account('client', options.plan ?? 'custom', options.quota ?? (options.plan && options.plan !== 'custom' ? undefined : 10_000));
+  const { key, accountId } = await t.account('client', options.plan ?? 'custom', options.quota ?? (options.plan && options.plan !== 'custom' ? undefined : 10_000));
   const cfg = mkdtempSync(join(tmpdir(), 'prov-client-'));
   const env: NodeJS.ProcessEnv = { PROVENANCE_CONFIG_DIR: cfg };
   const transcript: string[] = [];
@@ -51,7 +52,7 @@ export async function remoteSetup(
       return run;
     },
     used() {
-      return Object.values(t.app.services.store.data.usage[accountId] ?? {}).reduce((a, b) => a + b, 0);
+      return t.app.services.store.usage(accountId, periodOf(new Date()));
     },
     async close() {
       await t.close();

@@ -18,20 +18,23 @@ describe('login', () => {
 
   it('refuses a revoked key, stores nothing, and spends no call', async () => {
     // Well-formed, with a valid checksum, but revoked: the API answers 401 as for an unknown key.
-    const other = r.t.account('revoked', 'free');
-    r.t.app.services.accounts.revokeKey(other.keyId);
+    const other = await r.t.account('revoked', 'free');
+    await r.t.app.services.accounts.revokeKey(other.keyId);
     const run = await login(r, other.key);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/refused the key.*unknown or has been revoked.*Nothing was stored/);
     expect(existsSync(join(r.cfg, 'credentials.json'))).toBe(false);
     expect(existsSync(join(r.cfg, 'config.json'))).toBe(false);
-    expect(r.used()).toBe(0);
+    expect((await r.used())).toBe(0);
   });
 
-  it('refuses a malformed key the same way', async () => {
-    const run = await login(r, 'not-a-key');
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/refused the key/);
+  it('refuses a malformed key before sending it: exit 2, as CLIENT.md says', async () => {
+    for (const bad of ['not-a-key', 'prv_bad', `${r.key.slice(0, -1)}${r.key.endsWith('A') ? 'B' : 'A'}`]) {
+      const run = await login(r, bad);
+      expect(run.code, bad).toBe(2);
+      expect(run.stderr).toMatch(/^provenance: The key is malformed: .*Nothing was sent or stored\.\n$/);
+    }
+    expect(existsSync(join(r.cfg, 'credentials.json'))).toBe(false);
   });
 
   it('refuses a key with spaces or control characters before sending it', async () => {
@@ -46,7 +49,7 @@ describe('login', () => {
     expect(run.stdout).toContain(`Logged in to ${r.base}.`);
     expect(run.stdout).toContain(`stored in ${join(r.cfg, 'credentials.json')} (mode 0600)`);
     expect(run.stdout).toContain('Quota: 0 of 500 calls used this month, 500 left; resets 2026-12-01T00:00:00Z.');
-    expect(r.used()).toBe(0);
+    expect((await r.used())).toBe(0);
     expect(statSync(join(r.cfg, 'credentials.json')).mode & 0o777).toBe(0o600);
     const config = JSON.parse(readFileSync(join(r.cfg, 'config.json'), 'utf8'));
     expect(config).toEqual({ api_url: r.base, login: { api_url: r.base, key_store: 'file' } });
@@ -61,17 +64,17 @@ describe('login', () => {
     const text = await r.cli(['status']);
     expect(text.stdout).toMatch(/checks run\s+with the API at http:\/\/127\.0\.0\.1:\d+/);
     expect(text.stdout).toMatch(/quota\s+0 of 500 calls used this month, 500 left/);
-    expect(r.used()).toBe(0);
+    expect((await r.used())).toBe(0);
   });
 
   it('a check then runs remotely and spends one call', async () => {
     const run = await r.cli(['check', '--json', EXAMPLE]);
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).media.type).toBe('image/jpeg');
-    expect(r.used()).toBe(1);
+    expect((await r.used())).toBe(1);
     const local = await r.cli(['check', '--json', '--local', EXAMPLE]);
     expect(local.code).toBe(0);
-    expect(r.used()).toBe(1);
+    expect((await r.used())).toBe(1);
   });
 
   it('after logout a plain check is local again, and a remote check asks for login', async () => {
@@ -88,7 +91,7 @@ describe('login', () => {
 
     const local = await r.cli(['check', '--json', EXAMPLE]);
     expect(local.code).toBe(0);
-    expect(r.used()).toBe(1);
+    expect((await r.used())).toBe(1);
     const status = JSON.parse((await r.cli(['status', '--json'])).stdout);
     expect(status).toMatchObject({ mode: 'local', key_from: null });
     expect((await r.cli(['logout'])).stdout).toMatch(/Not logged in/);
@@ -98,10 +101,10 @@ describe('login', () => {
     const env = { PROVENANCE_API_KEY: r.key, PROVENANCE_API_URL: r.base };
     const status = JSON.parse((await r.cli(['status', '--json'], '', env)).stdout);
     expect(status).toMatchObject({ mode: 'remote', key_from: 'env', api_url_from: 'PROVENANCE_API_URL', key_valid: true });
-    const before = r.used();
+    const before = (await r.used());
     const run = await r.cli(['check', '--json', '--no-cache', EXAMPLE], '', env);
     expect(run.code).toBe(0);
-    expect(r.used()).toBe(before + 1);
+    expect((await r.used())).toBe(before + 1);
     // A key without any URL is a usage error, not a silent local run.
     const noUrl = await r.cli(['check', '--json', EXAMPLE], '', { PROVENANCE_API_KEY: r.key, PROVENANCE_CONFIG_DIR: join(r.cfg, 'elsewhere') });
     expect(noUrl.code).toBe(2);
@@ -212,10 +215,10 @@ describe('config', () => {
     expect((await r.cli(['config', 'set', 'api_url', `${r.base}/v1/`])).code).toBe(0);
     expect((await r.cli(['config', 'get', 'api_url'])).stdout).toBe(`${r.base}\n`);
     expect((await r.cli(['config', 'set', 'cache', 'off'])).code).toBe(0);
-    expect((await r.cli(['config', 'list'])).stdout).toBe(`api_url=${r.base}\ncache=false\n`);
-    expect(JSON.parse((await r.cli(['config', 'list', '--json'])).stdout)).toEqual({ api_url: r.base, cache: false });
+    expect((await r.cli(['config', 'list'])).stdout).toBe(`api_url=${r.base}\ncache=false\nincremental=false  (default)\n`);
+    expect(JSON.parse((await r.cli(['config', 'list', '--json'])).stdout)).toEqual({ api_url: r.base, cache: false, incremental: false });
     expect((await r.cli(['config', 'unset', 'cache'])).code).toBe(0);
-    expect((await r.cli(['config', 'list'])).stdout).toBe(`api_url=${r.base}\ncache=true  (default)\n`);
+    expect((await r.cli(['config', 'list'])).stdout).toBe(`api_url=${r.base}\ncache=true  (default)\nincremental=false  (default)\n`);
     // login then finds the URL in the settings.
     const run = await r.cli(['login', '--with-key', '--no-keychain'], r.key);
     expect(run.code).toBe(0);

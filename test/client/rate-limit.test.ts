@@ -97,6 +97,6 @@ describe("against the daemon's burst limit (free plan: 10 requests a minute)", (
     expect(waits[0]).toBe(60_000);
     for (const w of waits) expect(w).toBeGreaterThanOrEqual(1000);
     expect(run.stderr).toMatch(/rate limited by the API \(10 requests a minute for this key\); waiting 60 s/);
-    expect(r.used()).toBe(14); // 429 answers are not counted
+    expect((await r.used())).toBe(14); // 429 answers are not counted
   });
 });

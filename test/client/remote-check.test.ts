@@ -3,6 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import { readdirSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APPLE_MAKER_NOTE, concat, exifApp1, NOT_MEDIA, tinyJpeg, tinyMp4, tinyPng, tinyTiff } from '../fixtures/make.js';
 import { CORPUS_FILES, HAS_CORPUS, ROOT } from '../helpers/corpus.js';
@@ -45,7 +46,6 @@ describe('remote check = local check', () => {
       'signed.png': signed.png,
       'signed.mp4': signed.mp4,
       'notes.txt': NOT_MEDIA,
-      'empty.bin': new Uint8Array(0),
     });
     expect((await login(r)).code).toBe(0);
   });
@@ -56,10 +56,32 @@ describe('remote check = local check', () => {
   });
 
   it('own fixtures, a folder and a missing file: the same lines as --local', async () => {
-    const before = r.used();
+    const before = (await r.used());
     const lines = await expectSameAsLocal(r, [own.dir, join(own.dir, 'missing.jpg')]);
     expect(lines.at(-1).error.type).toBe('not_found');
-    expect(r.used()).toBe(before + readdirSync(own.dir).length);
+    expect((await r.used())).toBe(before + readdirSync(own.dir).length);
+  });
+
+  it('an empty file is not sent (the API answers zero bytes with 400): an error line, exit 1, no call spent', async () => {
+    const dir = filesIn({ 'empty.bin': new Uint8Array(0) });
+    try {
+      const before = await r.used();
+      const run = await r.cli(['check', '--json', join(dir.dir, 'empty.bin')]);
+      expect(run.code).toBe(1);
+      expect(parseLines(run.stdout)).toEqual([
+        {
+          source: join(dir.dir, 'empty.bin'),
+          error: { type: 'invalid_request', message: `${join(dir.dir, 'empty.bin')}: empty (zero bytes); the API does not check empty media. Check it on this machine with --local.` },
+        },
+      ]);
+      expect(await r.used()).toBe(before);
+      // Locally an empty file is checked (every check unavailable), as before.
+      const local = await r.cli(['check', '--json', '--local', join(dir.dir, 'empty.bin')]);
+      expect(local.code).toBe(0);
+      expect(parseLines(local.stdout)[0].media.bytes).toBe(0);
+    } finally {
+      dir.cleanup();
+    }
   });
 
   it('the examples, with --checks', async () => {
@@ -68,36 +90,36 @@ describe('remote check = local check', () => {
   });
 
   it('a second run is served from the cache: no call spent', async () => {
-    const before = r.used();
+    const before = (await r.used());
     await expectSameAsLocal(r, [own.dir, EXAMPLES]);
-    expect(r.used()).toBe(before);
+    expect((await r.used())).toBe(before);
     const status = JSON.parse((await r.cli(['status', '--json'])).stdout);
     expect(status.quota.used).toBe(before);
   });
 
   it('--no-cache asks again; `cache clear` empties the cache', async () => {
-    const before = r.used();
+    const before = (await r.used());
     const apple = join(own.dir, 'apple.jpg');
     expect((await r.cli(['check', '--json', '--no-cache', apple])).code).toBe(0);
-    expect(r.used()).toBe(before + 1);
+    expect((await r.used())).toBe(before + 1);
     const cleared = await r.cli(['cache', 'clear']);
     expect(cleared.stdout).toMatch(/^Removed \d+ cached results from .*cache\.$/m);
     expect((await r.cli(['check', '--json', apple])).code).toBe(0);
-    expect(r.used()).toBe(before + 2);
+    expect((await r.used())).toBe(before + 2);
     expect((await r.cli(['check', '--json', apple])).code).toBe(0);
-    expect(r.used()).toBe(before + 2);
+    expect((await r.used())).toBe(before + 2);
     // The cache key includes the checks: another selection is another entry.
     expect((await r.cli(['check', '--json', '--checks', 'c2pa', apple])).code).toBe(0);
-    expect(r.used()).toBe(before + 3);
+    expect((await r.used())).toBe(before + 3);
   });
 
   it('`config set cache false` turns the cache off', async () => {
     await r.cli(['config', 'set', 'cache', 'false']);
-    const before = r.used();
+    const before = (await r.used());
     const apple = join(own.dir, 'apple.jpg');
     await r.cli(['check', '--json', apple]);
     await r.cli(['check', '--json', apple]);
-    expect(r.used()).toBe(before + 2);
+    expect((await r.used())).toBe(before + 2);
     await r.cli(['config', 'unset', 'cache']);
   });
 
@@ -110,12 +132,12 @@ describe('remote check = local check', () => {
   it('a 6 MB file goes through POST /v1/uploads and spends one call', async () => {
     const big = filesIn({ 'big.jpg': concat(tinyJpeg({ seed: 77 }), new Uint8Array(6 * MB)) });
     try {
-      const uploadsBefore = Object.keys(r.t.app.services.store.data.uploads).length;
-      const before = r.used();
+      const uploadsBefore = (await r.t.app.services.store.uploadFiles()).size;
+      const before = (await r.used());
       const [line] = await expectSameAsLocal(r, big.paths);
       expect(line.media.bytes).toBe(6 * MB + tinyJpeg({ seed: 77 }).length);
-      expect(r.used()).toBe(before + 1);
-      expect(Object.keys(r.t.app.services.store.data.uploads).length).toBe(uploadsBefore + 1);
+      expect((await r.used())).toBe(before + 1);
+      expect((await r.t.app.services.store.uploadFiles()).size).toBe(uploadsBefore + 1);
     } finally {
       big.cleanup();
     }
@@ -125,12 +147,12 @@ describe('remote check = local check', () => {
     const huge = filesIn({ 'huge.bin': new Uint8Array(0) });
     truncateSync(huge.paths[0]!, 25 * MB + 1);
     try {
-      const before = r.used();
+      const before = (await r.used());
       const run = await r.cli(['check', '--json', huge.paths[0]!]);
       expect(run.code).toBe(1);
       expect(JSON.parse(run.stdout).error).toMatchObject({ type: 'media_too_large' });
       expect(JSON.parse(run.stdout).error.message).toMatch(/--local/);
-      expect(r.used()).toBe(before);
+      expect((await r.used())).toBe(before);
     } finally {
       huge.cleanup();
     }
@@ -153,15 +175,15 @@ describe('remote check = local check', () => {
   });
 
   it('`upload` prints the upload record and spends no call', async () => {
-    const before = r.used();
+    const before = (await r.used());
     const run = await r.cli(['upload', '--json', join(own.dir, 'signed.jpg')]);
     expect(run.code).toBe(0);
     const record = JSON.parse(run.stdout);
     expect(record).toMatchObject({ id: expect.stringMatching(/^upl_/), bytes: signed.jpeg.length, type: 'image/jpeg' });
-    expect(r.t.app.services.store.data.uploads[record.id]).toBeDefined();
+    expect(await r.t.app.services.store.uploadById(record.id)).toBeDefined();
     const text = await r.cli(['upload', join(own.dir, 'signed.jpg')]);
     expect(text.stdout).toMatch(/Uploaded .* as upl_\S+\n.*image\/jpeg, sha256 [0-9a-f]{64}\n.*"upload": "upl_/);
-    expect(r.used()).toBe(before);
+    expect((await r.used())).toBe(before);
     expect((await r.cli(['upload', join(own.dir, 'nope.jpg')])).code).toBe(1);
   });
 
@@ -190,10 +212,10 @@ describe.skipIf(!HAS_CORPUS)('remote check = local check on the shared corpus', 
     const files = readdirSync(CORPUS_FILES).sort();
     const lines = await expectSameAsLocal(r, [CORPUS_FILES]);
     expect(lines.length).toBe(files.length);
-    const used = r.used();
+    const used = (await r.used());
     expect(used).toBe(files.length);
     await expectSameAsLocal(r, [CORPUS_FILES]);
-    expect(r.used()).toBe(used);
+    expect((await r.used())).toBe(used);
   });
 });
 
@@ -222,7 +244,7 @@ describe('http(s) inputs go to the API as url', () => {
   it('a URL: the result of the downloaded bytes; a failed download is an error line and counts', async () => {
     const f = filesIn({ 'a.jpg': jpeg });
     try {
-      const before = r.used();
+      const before = (await r.used());
       const run = await r.cli(['check', '--json', `${origin}/a.jpg`, `${origin}/missing.jpg`]);
       expect(run.code).toBe(1);
       const [ok, failed] = parseLines(run.stdout);
@@ -230,7 +252,7 @@ describe('http(s) inputs go to the API as url', () => {
       expect(comparable({ ...ok, source: 'x' })).toEqual(comparable({ ...local, source: 'x' }));
       expect(ok.source).toBe(`${origin}/a.jpg`);
       expect(failed).toMatchObject({ source: `${origin}/missing.jpg`, error: { type: 'download_failed', param: 'url' } });
-      expect(r.used()).toBe(before + 2); // SPEC 8.1 rule 3: a failed download still counts
+      expect((await r.used())).toBe(before + 2); // SPEC 8.1 rule 3: a failed download still counts
     } finally {
       f.cleanup();
     }
@@ -255,13 +277,13 @@ describe('quota exhaustion', () => {
     const run = await r.cli(['check', '--json', '--concurrency', '1', ...files.paths.slice(0, 5)]);
     expect(run.code).toBe(3);
     const lines = parseLines(run.stdout);
-    expect(lines.slice(0, 3).every((l) => l.id)).toBe(true);
+    expect(lines.slice(0, 3).filter((l) => !l.id), run.stderr).toEqual([]);
     expect(lines.slice(3)).toEqual(
       files.paths.slice(3, 5).map((source) => ({ source, error: { type: 'quota_exceeded', message: expect.stringMatching(/^Not checked: the monthly quota .* is used up \(3 of 3 calls used/) } })),
     );
     expect(run.stderr).toContain('provenance: stopped sending: the monthly quota of the API at');
     expect(run.stderr).toContain(`provenance: 2 inputs were not checked:\n  ${files.paths[3]}\n  ${files.paths[4]}\n`);
-    expect(r.used()).toBe(3);
+    expect((await r.used())).toBe(3);
   });
 
   it('cached results are still served; only the rest is listed; in parallel too', async () => {
@@ -269,7 +291,7 @@ describe('quota exhaustion', () => {
     expect(run.code).toBe(3);
     const lines = parseLines(run.stdout);
     expect(lines.map((l) => l.source)).toEqual(files.paths);
-    expect(lines.slice(0, 3).every((l) => l.id)).toBe(true);
+    expect(lines.slice(0, 3).filter((l) => !l.id), run.stderr).toEqual([]);
     const unchecked = lines.filter((l) => l.error?.type === 'quota_exceeded').map((l) => l.source);
     expect(unchecked).toEqual(files.paths.slice(3));
     expect(run.stderr).toContain(`3 inputs were not checked:\n${unchecked.map((s) => `  ${s}\n`).join('')}`);
@@ -282,5 +304,36 @@ describe('quota exhaustion', () => {
   it('a cache hit needs no call, so an exhausted quota does not stop it', async () => {
     const run = await r.cli(['check', '--json', files.paths[0]!]);
     expect(run.code).toBe(0);
+  });
+});
+
+describe('requests leave in input order', () => {
+  let r: RemoteSetup;
+  let files: ReturnType<typeof filesIn>;
+  beforeAll(async () => {
+    r = await remoteSetup({ plan: 'custom', quota: 1 });
+    files = filesIn({ 'later.jpg': tinyJpeg({ seed: 201 }) });
+    expect((await login(r)).code).toBe(0);
+  });
+  afterAll(async () => {
+    await r.close();
+    files.cleanup();
+  });
+
+  it('an input read slowly (stdin, 300 ms) is still sent before the file after it: it gets the one call left', async () => {
+    // Without the order, the file (read at once) would take the quota's last call and the
+    // standard input, read later, would be the one not checked.
+    const stdin = Readable.from(
+      (async function* () {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        yield tinyJpeg({ seed: 202 });
+      })(),
+    );
+    const run = await r.cli(['check', '--json', '--no-cache', '-', files.paths[0]!], stdin);
+    expect(run.code).toBe(3);
+    const [first, second] = parseLines(run.stdout);
+    expect(first, run.stderr).toMatchObject({ source: '-', id: expect.any(String) });
+    expect(second).toMatchObject({ source: files.paths[0], error: { type: 'quota_exceeded' } });
+    expect(await r.used()).toBe(1);
   });
 });

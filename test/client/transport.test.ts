@@ -165,7 +165,7 @@ describe('parsers', () => {
         'ratelimit-remaining': '9',
         'ratelimit-reset': '59',
       }),
-    ).toEqual({ limit: 500, used: 3, remaining: 497, reset: '2026-12-01T00:00:00Z', burst: { limit: 10, remaining: 9, resetSeconds: 59 } });
+    ).toEqual({ limit: 500, used: 3, remaining: 497, reset: '2026-12-01T00:00:00Z', burst: { limit: 10, remaining: 9, reset_seconds: 59 } });
   });
 
   it('multipart file names are reduced to a safe ASCII base name', () => {

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listOutbox } from '../../src/daemon/outbox.js';
+import { listOutbox } from '../../src/daemon/web/outbox.js';
 import { ROOT } from '../helpers/corpus.js';
 import { tinyJpeg } from '../fixtures/make.js';
-import { b64, http, listen, makeApp, type TestApp } from './helpers.js';
+import { b64, http, listen, makeApp, storeKind, type TestApp } from './helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = [
@@ -24,7 +24,9 @@ const FLAGS = [
   '--no-first-run',
   '--disable-quic',
 ];
-const SHOTS = join(ROOT, 'test', '.tmp');
+// The file store's run keeps test/.tmp/ itself; the runs on PostgreSQL and in test mode (the
+// contract suite again, vitest.config.ts) at the same time write theirs into folders of their own.
+const SHOTS = join(ROOT, 'test', '.tmp', storeKind() === 'postgres' ? 'postgres' : process.env.PROVENANCE_SUITE_TEST_MODE === '1' ? 'test-mode' : '');
 const available = existsSync(CHROMIUM);
 if (!available) console.warn(`[browser.test] SKIPPED: ${CHROMIUM} is absent (apt-get install -y chromium; .ci/run installs it).`);
 
@@ -142,6 +144,28 @@ describe.skipIf(!available)('dashboard in Chromium', () => {
       await page.waitForSelector('text=You have signed out');
       await page.goto(`${base}/dashboard`);
       expect(new URL(page.url()).pathname).toBe('/signin');
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
+  it('the Content-Security-Policy blocks nothing the pages or /docs use (no violation reported)', async () => {
+    const context = await launch({ javaScriptEnabled: true });
+    try {
+      const page = await context.newPage();
+      const violations: string[] = [];
+      page.on('console', (m) => {
+        if (/Content Security Policy|Refused to/i.test(m.text())) violations.push(`${new URL(page.url()).pathname}: ${m.text()}`);
+      });
+      await signInThroughOutbox(page, 'csp@example.com');
+      expect(await page.isVisible('button[data-copy="new-key"]')).toBe(true); // the script ran
+      await page.goto(`${base}/signin`);
+      // Swagger UI renders the operations from its own files and fetches the document from here.
+      await page.goto(`${base}/docs/`);
+      await page.waitForSelector('.opblock-summary-path:has-text("/v1/detect")', { timeout: 20_000 });
+      const font = await page.evaluate(() => getComputedStyle(document.querySelector('.swagger-ui .info .title')!).fontFamily);
+      expect(font).toBeTruthy();
+      expect(violations).toEqual([]);
     } finally {
       await context.close();
     }

@@ -92,7 +92,7 @@ describe('a running daemon', () => {
 
   it('prints `listening on http://127.0.0.1:PORT` with the port it got, and serves /v1 and /healthz', async () => {
     expect(daemon.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect((await http(daemon.url, 'GET', '/healthz')).body).toEqual({ status: 'ok' });
+    expect((await http(daemon.url, 'GET', '/healthz')).body).toEqual({ status: 'ok', test_mode: false });
     expect((await http(daemon.url, 'POST', '/v1/detect', { key, json: { media } })).status).toBe(200);
   });
 

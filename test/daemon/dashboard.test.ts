@@ -131,7 +131,7 @@ describe('keys', () => {
     expect(page).toContain('Your new API key “ci runner”');
     expect(shownKey(await dashboard(c))).toBeUndefined();
     // The operator's view (`daemon keys list`) has it.
-    const listed = t.app.services.accounts.listKeys('keys@example.com');
+    const listed = await t.app.services.accounts.listKeys('keys@example.com');
     expect(listed.map((k) => [k.name, k.prefix])).toEqual([
       ['first key', firstKey.slice(0, 8)],
       ['ci runner', second.slice(0, 8)],
@@ -142,13 +142,13 @@ describe('keys', () => {
   it('an empty name gets a numbered default; a long or control-character name is refused', async () => {
     await c.post('/dashboard/keys', { csrf, name: '  ' });
     expect(shownKey(await dashboard(c))).toBeDefined();
-    expect(t.app.services.accounts.listKeys('keys@example.com').map((k) => k.name)).toContain('key 3');
+    expect((await t.app.services.accounts.listKeys('keys@example.com')).map((k) => k.name)).toContain('key 3');
     await c.post('/dashboard/keys', { csrf, name: 'x'.repeat(61) });
     const page = await dashboard(c);
     expect(shownKey(page)).toBeUndefined();
     expect(page).toContain('A key name is at most 60 characters');
     await c.post('/dashboard/keys', { csrf, name: 'a\u0000b' });
-    expect(t.app.services.accounts.listKeys('keys@example.com')).toHaveLength(3);
+    expect(await t.app.services.accounts.listKeys('keys@example.com')).toHaveLength(3);
   });
 
   it('names are escaped in the page', async () => {
@@ -171,27 +171,27 @@ describe('keys', () => {
     expect(row).toContain('Revoked 15 Nov 2026, 12:01');
     expect(row).not.toContain('Revoke ');
     expect(after).not.toContain(`action="/dashboard/keys/${firstId}/revoke"`);
-    expect(t.app.services.accounts.listKeys('keys@example.com').find((k) => k.id === firstId)!.revoked_at).toBe('2026-11-15T12:01:00.000Z');
+    expect((await t.app.services.accounts.listKeys('keys@example.com')).find((k) => k.id === firstId)!.revoked_at).toBe('2026-11-15T12:01:00.000Z');
   });
 
   it('refuses forms without the CSRF token, or with another session\'s (403, nothing changes)', async () => {
-    const before = t.app.services.accounts.listKeys('keys@example.com').length;
+    const before = (await t.app.services.accounts.listKeys('keys@example.com')).length;
     const noToken = await c.post('/dashboard/keys', { name: 'forged' });
     expect(noToken.status).toBe(403);
     expect(noToken.text).toContain('Nothing was changed');
     const other = t.client();
     const otherCsrf = csrfOf((await signIn(t, other, 'other@example.com')).text);
     expect((await c.post('/dashboard/keys', { csrf: otherCsrf, name: 'forged' })).status).toBe(403);
-    expect(t.app.services.accounts.listKeys('keys@example.com')).toHaveLength(before);
+    expect(await t.app.services.accounts.listKeys('keys@example.com')).toHaveLength(before);
 
-    const active = t.app.services.accounts.listKeys('keys@example.com').find((k) => !k.revoked_at)!;
+    const active = (await t.app.services.accounts.listKeys('keys@example.com')).find((k) => !k.revoked_at)!;
     expect((await c.post(`/dashboard/keys/${active.id}/revoke`, {})).status).toBe(403);
     expect((await c.post(`/dashboard/keys/${active.id}/revoke`, { csrf: otherCsrf })).status).toBe(403);
-    expect(t.app.services.accounts.listKeys('keys@example.com').find((k) => k.id === active.id)!.revoked_at).toBeNull();
+    expect((await t.app.services.accounts.listKeys('keys@example.com')).find((k) => k.id === active.id)!.revoked_at).toBeNull();
   });
 
   it('cannot revoke another account\'s key (404), even with its own valid token', async () => {
-    const victim = t.account('victim@example.com');
+    const victim = await t.account('victim@example.com');
     const r = await c.post(`/dashboard/keys/${victim.keyId}/revoke`, { csrf });
     expect(r.status).toBe(404);
     expect((await detect(victim.key)).status).toBe(200);
@@ -200,7 +200,7 @@ describe('keys', () => {
 
 describe('accounts made by the operator', () => {
   it('sign in without a new key, and see their plan and usage', async () => {
-    const made = t.account('ops@example.com', 'custom', 2000);
+    const made = await t.account('ops@example.com', 'custom', 2000);
     expect((await detect(made.key)).status).toBe(200);
     const c = t.client();
     const landed = await signIn(t, c, 'OPS@example.com');
@@ -213,8 +213,8 @@ describe('accounts made by the operator', () => {
   });
 
   it('with every key revoked, the page says so and offers "Create key"', async () => {
-    const made = t.account('allrevoked@example.com');
-    t.app.services.accounts.revokeKey(made.keyId);
+    const made = await t.account('allrevoked@example.com');
+    await t.app.services.accounts.revokeKey(made.keyId);
     const c = t.client();
     const landed = await signIn(t, c, 'allrevoked@example.com');
     expect(landed.text).toContain('No active key. Create one to call the API.');

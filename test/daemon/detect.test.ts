@@ -25,7 +25,7 @@ beforeAll(async () => {
   signed = await makeSignedSet();
   t = await makeApp();
   base = await listen(t.app);
-  growthKey = t.account('growth', 'growth').key;
+  growthKey = (await t.account('growth', 'growth')).key;
 });
 afterAll(async () => {
   await t.close();
@@ -52,7 +52,7 @@ describe('GET /v1/detectors', () => {
     expect(r.headers['x-quota-used']).toBeUndefined();
   });
   it('does not count even with a key', async () => {
-    const { key } = t.account('free-detectors');
+    const { key } = await t.account('free-detectors');
     await http(base, 'GET', '/v1/detectors', { key });
     const d = await http(base, 'POST', '/v1/detect', { key, json: { media: b64(camera) } });
     expect(used(d)).toBe(1);
@@ -61,7 +61,7 @@ describe('GET /v1/detectors', () => {
 
 describe('POST /v1/detect media sources', () => {
   it('media (base64): 200, all headers, the engine result apart from id and duration_ms', async () => {
-    const { key } = t.account('media');
+    const { key } = await t.account('media');
     const r = await http(base, 'POST', '/v1/detect', { key, json: { media: b64(camera) } });
     expect(r.status).toBe(200);
     expectLimitHeaders(r);
@@ -93,7 +93,7 @@ describe('POST /v1/detect media sources', () => {
   });
 
   it('multipart part file with checks as a comma list, or repeated fields; checks_run in catalogue order', async () => {
-    const { key } = t.account('multipart', 'starter');
+    const { key } = await t.account('multipart', 'starter');
     const form = new FormData();
     form.append('checks', 'camera_reference, c2pa');
     form.append('file', new Blob([camera]), 'x.jpg');
@@ -154,12 +154,12 @@ describe('authentication (401 authentication_error, WWW-Authenticate: Bearer, no
   });
 
   it('unknown and revoked keys; a revoked key stops working at once, the account\'s other keys do not', async () => {
-    const { key, keyId } = t.account('revoked@example.test');
-    const { newKeyValue } = await import('../../src/daemon/key-format.js');
+    const { key, keyId } = await t.account('revoked@example.test');
+    const { newKeyValue } = await import('../../src/daemon/accounts/key-format.js');
     expectError(await http(base, 'POST', '/v1/detect', { key: newKeyValue(), json: { media: b64(camera) } }), 401, 'authentication_error');
-    const second = t.app.services.accounts.createKey('revoked@example.test', 'second');
+    const second = await t.app.services.accounts.createKey('revoked@example.test', 'second');
     expect((await http(base, 'POST', '/v1/detect', { key, json: { media: b64(camera) } })).status).toBe(200);
-    t.app.services.accounts.revokeKey(keyId);
+    await t.app.services.accounts.revokeKey(keyId);
     const r = await http(base, 'POST', '/v1/detect', { key, json: { media: b64(camera) } });
     expectError(r, 401, 'authentication_error');
     expect(r.headers['www-authenticate']).toBe('Bearer');
@@ -178,8 +178,8 @@ describe('authentication (401 authentication_error, WWW-Authenticate: Bearer, no
 
 describe('invalid requests (400 invalid_request; headers; not counted)', () => {
   let key: string;
-  beforeAll(() => {
-    key = t.account('invalid', 'starter').key;
+  beforeAll(async () => {
+    key = (await t.account('invalid', 'starter')).key;
   });
 
   async function expect400(init: Parameters<typeof http>[3], param?: string, message?: RegExp) {
@@ -236,7 +236,7 @@ describe('invalid requests (400 invalid_request; headers; not counted)', () => {
 
 describe('other errors', () => {
   it('415 unsupported_content_type for a body that is neither JSON nor multipart', async () => {
-    const { key } = t.account('415');
+    const { key } = await t.account('415');
     const r = await http(base, 'POST', '/v1/detect', { key, body: camera, headers: { 'content-type': 'image/jpeg' } });
     expectError(r, 415, 'unsupported_content_type');
     expectLimitHeaders(r);
@@ -250,7 +250,7 @@ describe('other errors', () => {
   });
 
   it('404 not_found (param upload) for an unknown upload id; released, not counted', async () => {
-    const { key } = t.account('noupload');
+    const { key } = await t.account('noupload');
     const r = await http(base, 'POST', '/v1/detect', { key, json: { upload: 'upl_doesnotexist' } });
     expectError(r, 404, 'not_found', 'upload');
     expectLimitHeaders(r);
@@ -258,7 +258,7 @@ describe('other errors', () => {
   });
 
   it('500 internal_error on a defect: no stack trace, the call given back', async () => {
-    const { key } = t.account('defect');
+    const { key } = await t.account('defect');
     const pool = t.app.services.pool;
     const original = pool.detect;
     (pool as any).detect = async () => {
@@ -278,7 +278,7 @@ describe('other errors', () => {
 
 describe('oversize files (413 media_too_large; not counted for inline and multipart)', () => {
   it('media exactly 4 MB is accepted; one byte more is refused from its length, not counted', async () => {
-    const { key } = t.account('big', 'growth');
+    const { key } = await t.account('big', 'growth');
     const exact = new Uint8Array(4 * MB);
     exact.set(camera);
     const ok = await http(base, 'POST', '/v1/detect', { key, json: { media: b64(exact), checks: ['c2pa'] } });
@@ -292,7 +292,7 @@ describe('oversize files (413 media_too_large; not counted for inline and multip
   });
 
   it('a multipart file over 4 MB', async () => {
-    const { key } = t.account('bigmp', 'growth');
+    const { key } = await t.account('bigmp', 'growth');
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(4 * MB + 1)]), 'big.bin');
     const r = await http(base, 'POST', '/v1/detect', { key, body: form });

@@ -1,7 +1,7 @@
 // GET /v1/openapi.json and /docs (public, generated from the route schemas) and the logs.
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loggerOptions } from '../../src/daemon/app.js';
+import { loggerOptions } from '../../src/daemon/http/app.js';
 import { tinyJpeg } from '../fixtures/make.js';
 import { b64, bearer, expectError, makeApp, type TestApp } from './helpers.js';
 
@@ -24,7 +24,7 @@ describe('API documentation', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(['/healthz', '/v1/detect', '/v1/detectors', '/v1/uploads']);
     const detect = doc.paths['/v1/detect'].post;
     expect(Object.keys(detect.requestBody.content).sort()).toEqual(['application/json', 'multipart/form-data']);
-    expect(Object.keys(detect.responses).sort()).toEqual(['200', '400', '401', '404', '413', '415', '422', '429']);
+    expect(Object.keys(detect.responses).sort()).toEqual(['200', '400', '401', '404', '413', '415', '422', '429', '500']);
     expect(detect.responses['200'].headers).toHaveProperty('X-Quota-Used');
     expect(detect.security).toEqual([{ bearerAuth: [] }]);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
@@ -43,7 +43,7 @@ describe('API documentation', () => {
 
 describe('logs', () => {
   it('record requests but never a key, even one sent where a header is logged', async () => {
-    const { key } = t.account('logged');
+    const { key } = await t.account('logged');
     await t.app.inject({ method: 'POST', url: '/v1/detect', headers: bearer(key), payload: { media: b64(tinyJpeg()) } });
     await t.app.inject({ method: 'POST', url: '/v1/detect', headers: bearer(`${key}x`), payload: {} });
     await t.app.inject({ method: 'GET', url: `/v1/nope?key=${key}` });

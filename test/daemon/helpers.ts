@@ -1,10 +1,14 @@
 // Shared set-up for the daemon contract suite: a fresh data dir per app, accounts made straight
 // on the store, and a listening socket on 127.0.0.1 only (never any other address).
-import { mkdtempSync, rmSync } from 'node:fs';
+// The suite runs against both stores: with PROVENANCE_TEST_STORE=postgres (the `postgres`
+// project in vitest.config.ts) each app gets its own schema in the run's PostgreSQL database.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp, type AppOptions } from '../../src/daemon/app.js';
+import { inject } from 'vitest';
+import { createTestSchema, sql } from '../helpers/postgres.js';
+import { buildApp, type AppOptions } from '../../src/daemon/http/app.js';
 
 export interface TestClock {
   (): Date;
@@ -25,6 +29,15 @@ export function testClock(iso = '2026-11-15T12:00:00Z'): TestClock {
   return clock;
 }
 
+/** Every byte the embedded store has on disk in a data dir: its snapshot and its journal. */
+export function storeDiskText(dataDir: string): string {
+  return ['provenance.json', 'provenance.journal']
+    .map((name) => join(dataDir, name))
+    .filter((file) => existsSync(file))
+    .map((file) => readFileSync(file, 'utf8'))
+    .join('\n');
+}
+
 export function tempDir(prefix = 'prov-daemon-'): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
@@ -34,32 +47,71 @@ export interface TestApp {
   app: FastifyInstance;
   dir: string;
   /** Creates an account (and its first key) directly on the store. */
-  account(email: string, plan?: string, quota?: number): { key: string; keyId: string; accountId: string };
+  account(email: string, plan?: string, quota?: number): Promise<{ key: string; keyId: string; accountId: string }>;
   close(): Promise<void>;
 }
+
+const schemasByDir = new Map<string, { url: string; drop(): Promise<void> }>();
 
 export async function makeApp(options: Partial<AppOptions> = {}, dir?: string): Promise<TestApp> {
   const tmp = dir ? undefined : tempDir();
   const dataDir = dir ?? tmp!.dir;
-  const app = await buildApp({ workers: 0, store: { durable: false }, ...options, dataDir });
+  // PROVENANCE_SUITE_TEST_MODE=1 runs the whole contract suite on daemons in --test-mode: with
+  // the clock unmoved and no forced answer asked for, a test-mode daemon answers as any other.
+  const testMode = process.env.PROVENANCE_SUITE_TEST_MODE === '1';
+  // A test that names its data dir means "the same daemon's state again" (a restart): on
+  // PostgreSQL that is the schema made for that dir the first time (the run's database goes
+  // at the end of the run). A fresh dir gets a fresh schema, dropped with the app.
+  let schema: { url: string; drop(): Promise<void> } | undefined;
+  if (storeKind() === 'postgres' && !options.storeUrl) {
+    if (dir) {
+      const kept = schemasByDir.get(dir) ?? (await createTestSchema(inject('pgDatabaseUrl')));
+      schemasByDir.set(dir, kept);
+      schema = { url: kept.url, drop: async () => {} };
+    } else {
+      schema = await createTestSchema(inject('pgDatabaseUrl'));
+    }
+  }
+  let app: FastifyInstance;
+  try {
+    app = await buildApp({ workers: 0, store: { durable: false }, storeUrl: schema?.url, testMode, ...options, dataDir });
+  } catch (err) {
+    await schema?.drop();
+    throw err;
+  }
   let n = 0;
   return {
     app,
     dir: dataDir,
-    account(email, plan = 'free', quota) {
-      const { account, key } = app.services.accounts.createAccount({
+    async account(email, plan = 'free', quota) {
+      const { account, key } = await app.services.accounts.createAccount({
         email: email.includes('@') ? email : `${email}-${n++}@example.test`,
         plan,
         quota,
       });
-      void app.services.store.commit();
+      await app.services.store.commit();
       return { key: key.value, keyId: key.id, accountId: account.id };
     },
     async close() {
       await app.close();
+      await schema?.drop();
       tmp?.cleanup();
     },
   };
+}
+
+/** Which store the contract suite runs against: `file` (default) or `postgres`. */
+export function storeKind(): 'file' | 'postgres' {
+  return process.env.PROVENANCE_TEST_STORE === 'postgres' ? 'postgres' : 'file';
+}
+
+/** Everything a store keeps, as text (the file, or every row of every table), to search for secrets. */
+export async function storedText(location: string): Promise<string> {
+  // The embedded store's location is its snapshot file; the journal beside it holds the rest.
+  if (storeKind() === 'file') return storeDiskText(dirname(location));
+  const tables = ['accounts', 'api_keys', 'usage', 'uploads', 'sessions', 'signin_tokens', 'burst_hits'];
+  const parts = await Promise.all(tables.map((table) => sql(location, `SELECT row_to_json(t)::text AS row FROM ${table} t`)));
+  return parts.flat().map((r) => r.row).join('\n');
 }
 
 /** Listens on 127.0.0.1 with an OS-chosen port; returns the base URL. */
@@ -99,7 +151,7 @@ export async function http(
   base: string,
   method: string,
   path: string,
-  init: { key?: string; json?: unknown; body?: BodyInit; headers?: Record<string, string> } = {},
+  init: { key?: string; json?: unknown; body?: BodyInit; headers?: Record<string, string>; signal?: AbortSignal } = {},
 ): Promise<HttpResult> {
   const headers: Record<string, string> = { ...(init.key ? bearer(init.key) : {}), ...init.headers };
   let body = init.body;
@@ -107,7 +159,7 @@ export async function http(
     body = JSON.stringify(init.json);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(`${base}${path}`, { method, headers, body });
+  const response = await fetch(`${base}${path}`, { method, headers, body, signal: init.signal });
   const text = await response.text();
   let parsed: unknown;
   try {

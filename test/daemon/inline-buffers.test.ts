@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { BufferPool } from '../../src/daemon/buffer-pool.js';
+import { BufferPool } from '../../src/daemon/media/buffer-pool.js';
 import { decodeBase64Media } from '../../src/engine/base64-media.js';
 import { detect } from '../../src/engine/detect.js';
 import { INLINE_MAX_BYTES } from '../../src/types.js';
@@ -124,7 +124,7 @@ describe.skipIf(!built)('inline requests on worker threads', () => {
   beforeAll(async () => {
     t = await makeApp({ workers: 2 });
     base = await listen(t.app);
-    key = t.account('inline', 'custom', 100_000).key;
+    key = (await t.account('inline', 'custom', 100_000)).key;
   });
   afterAll(() => t.close());
 
@@ -153,7 +153,7 @@ describe.skipIf(!built)('inline requests on worker threads', () => {
   });
 
   it('invalid base64, found on the worker, is a 400 before any call is reserved', async () => {
-    const { key: own } = t.account('inline-quota', 'custom', 1);
+    const { key: own } = await t.account('inline-quota', 'custom', 1);
     const big = b64(photos[2]!);
     const bad = await http(base, 'POST', '/v1/detect', { key: own, body: JSON.stringify({ media: `${big.slice(0, 99_999)}*${big.slice(100_000)}` }), headers: { 'content-type': 'application/json' } });
     expectError(bad, 400, 'invalid_request', 'media');

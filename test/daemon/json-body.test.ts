@@ -1,7 +1,7 @@
 // The detect route's JSON shortcut must accept and refuse exactly what JSON.parse does.
 import { describe, expect, it } from 'vitest';
 import { decodeBase64Media } from '../../src/engine/base64-media.js';
-import { parseDetectJson, RawBase64 } from '../../src/daemon/json-body.js';
+import { parseDetectJson, RawBase64 } from '../../src/daemon/media/json-body.js';
 
 const big = Buffer.alloc(200 * 1024, 7).toString('base64');
 
@@ -37,9 +37,77 @@ describe('parseDetectJson', () => {
     ['trailing garbage', `{"media":"${big}"} x`],
     ['missing brace', `{"media":"${big}"`],
     ['bare value after', `{"media":"${big}" "x"}`],
+    // `{"media": "$(base64 photo.jpg)"}` in a shell: base64 wraps at 76 columns with raw line
+    // breaks, which the base64 decoder would skip as wrapping.
+    ['raw line breaks in the value', `{"media":"${big.replace(/(.{76})/g, '$1\n')}"}`],
+    ['a raw CR LF in the value', `{"media":"${big.slice(0, 5000)}\r\n${big.slice(5000)}"}`],
+    ['a raw tab in the value', `{"media":"${big.slice(0, 99_000)}\t${big.slice(99_000)}"}`],
   ])('%s: refused like JSON.parse', (_name, text) => {
     expect(() => JSON.parse(text)).toThrow();
     expect(() => parseDetectJson(Buffer.from(text))).toThrow();
+  });
+});
+
+/** What parseDetectJson gives, checked against JSON.parse; the bytes it kept raw, or undefined. */
+function rawMedia(text: string): string | undefined {
+  const parsed = parseDetectJson(Buffer.from(text)) as Record<string, unknown>;
+  expect(parsed.media instanceof RawBase64 ? { ...parsed, media: parsed.media.bytes.toString('latin1') } : parsed).toEqual(JSON.parse(text));
+  return parsed.media instanceof RawBase64 ? parsed.media.bytes.toString('latin1') : undefined;
+}
+
+describe('parseDetectJson: when the shortcut takes media (the rest always equals JSON.parse)', () => {
+  it('from 65,536 characters of value on; 65,535 are parsed the ordinary way', () => {
+    const at = 'A'.repeat(64 * 1024);
+    expect(rawMedia(`{"media":"${at}"}`)).toBe(at);
+    expect(rawMedia(`{"media":"${at.slice(1)}"}`)).toBeUndefined();
+    expect(rawMedia('{"media":"AAAA"}')).toBeUndefined();
+  });
+
+  it('a short media value far into a large body is parsed the ordinary way', () => {
+    expect(rawMedia(`{"note":"${big}","media":"AAAA"}`)).toBeUndefined();
+    expect(rawMedia(`{"media":"AAAA","note":"${big}"}`)).toBeUndefined();
+  });
+
+  it.each([
+    ['alone', `{"media":"${big}"}`],
+    ['after a string holding escaped quotes', `{"note":"say \\"hi\\" \\"","media":"${big}"}`],
+    ['after a string ending in an escaped backslash', `{"note":"C:\\\\","media":"${big}"}`],
+    ['after a string ending in an escaped backslash and an escaped quote', `{"note":"a\\\\\\"","media":"${big}"}`],
+    ['after an empty string', `{"note":"","media":"${big}"}`],
+    ['with a backslash in a later string', `{"media":"${big}","note":"a\\nb"}`],
+    ['after keys and values of every kind', `{"a":1,"b":true,"c":null,"d":"x","checks":["c2pa","camera_reference"],"media":"${big}"}`],
+    ['after nested objects and arrays', `{"a":{"b":[1,{"c":"d"},[]]},"e":[[]],"media":"${big}"}`],
+    ['with media keys nested before and after', `{"opts":{"media":"x"},"media":"${big}","more":[{"media":"y"}]}`],
+    ['under an escaped key', `{"med\\u0069a":"${big}"}`],
+    ['with whitespace everywhere', ` {\t"checks" : [ "c2pa" ] ,\r\n "media" :\n "${big}" } `],
+  ])('taken: %s', (_name, text) => {
+    expect(rawMedia(text)).toBe(big);
+  });
+
+  it.each([
+    ['an escape inside the value', `{"media":"${big.slice(0, 1000)}\\/${big.slice(1000)}"}`],
+    ['media given twice', `{"media":"${big}","media":"AAAA"}`],
+    ['media given twice, the second spelled with an escape', `{"media":"AAAA","med\\u0069a":"${big}"}`],
+    ['a large value under another key', `{"media":"AAAA","note":"${big}"}`],
+    ['media an array holding the string', `{"media":["${big}"]}`],
+    ['media an object holding the string', `{"media":{"media":"${big}"}}`],
+    ['media only nested', `{"opts":{"media":"${big}"},"url":"http://x/"}`],
+    ['a top-level array', `["media","${big}"]`],
+    ['a top-level array naming media after a comma', `["x","media","${big}"]`],
+  ])('not taken: %s', (_name, text) => {
+    expect(rawMedia(text)).toBeUndefined();
+  });
+
+  it.each([
+    ['a string left open at depth 2', '[["abc'],
+    ['a string left open in a nested object', '{"a":{"b":"abc'],
+    ['a key left open', '{"med'],
+    ['a string left open after a comma', '[1, "abc'],
+    ['a large media value left open', `{"media":"${big}`],
+    ['a lone quote', '"'],
+  ])('%s: refused like JSON.parse', (_name, text) => {
+    expect(() => JSON.parse(text)).toThrow(SyntaxError);
+    expect(() => parseDetectJson(Buffer.from(text))).toThrow(SyntaxError);
   });
 });
 

@@ -24,7 +24,7 @@ describe('burst limit', () => {
     const clock = testClock('2026-11-15T12:00:00Z');
     const a = await app({ now: clock });
     const base = await listen(a.app);
-    const { key } = a.account('burst');
+    const { key } = await a.account('burst');
     for (let i = 1; i <= 10; i++) {
       const r = await http(base, 'POST', '/v1/detect', { key, json: { media } });
       expect(r.status).toBe(200);
@@ -55,8 +55,8 @@ describe('burst limit', () => {
   it('is per key: another key of the same account has its own window, but shares the quota', async () => {
     const clock = testClock();
     const a = await app({ now: clock });
-    const { key } = a.account('shared@example.test');
-    const second = a.app.services.accounts.createKey('shared@example.test').value;
+    const { key } = await a.account('shared@example.test');
+    const second = (await a.app.services.accounts.createKey('shared@example.test')).value;
     for (let i = 0; i < 10; i++) expect((await detectInject(a, key)).statusCode).toBe(200);
     expectError(await detectInject(a, key), 429, 'rate_limited');
     const other = await detectInject(a, second);
@@ -67,7 +67,7 @@ describe('burst limit', () => {
 
   it('invalid requests enter the window (the burst check comes before body validation)', async () => {
     const a = await app({ now: testClock() });
-    const { key } = a.account('invalid-burst');
+    const { key } = await a.account('invalid-burst');
     for (let i = 0; i < 10; i++) expect((await detectInject(a, key, { nothing: true })).statusCode).toBe(400);
     const r = await detectInject(a, key);
     expectError(r, 429, 'rate_limited');
@@ -77,7 +77,7 @@ describe('burst limit', () => {
   it('plan limits: starter 60, growth 120, custom 300 per minute', async () => {
     const a = await app({ now: testClock() });
     for (const [plan, rpm, quota] of [['starter', '60', '10000'], ['growth', '120', '100000'], ['custom', '300', '7']] as const) {
-      const { key } = a.account(plan, plan, plan === 'custom' ? 7 : undefined);
+      const { key } = await a.account(plan, plan, plan === 'custom' ? 7 : undefined);
       const r = await detectInject(a, key);
       expect(r.headers['ratelimit-limit']).toBe(rpm);
       expect(r.headers['x-quota-limit']).toBe(quota);
@@ -90,7 +90,7 @@ describe('monthly quota', () => {
     const clock = testClock('2026-11-30T23:59:00Z');
     const a = await app({ now: clock });
     const base = await listen(a.app);
-    const { key } = a.account('small', 'custom', 3);
+    const { key } = await a.account('small', 'custom', 3);
     for (let i = 1; i <= 3; i++) {
       const r = await http(base, 'POST', '/v1/detect', { key, json: { media } });
       expect(r.status).toBe(200);
@@ -111,7 +111,11 @@ describe('monthly quota', () => {
     const next = await http(base, 'POST', '/v1/detect', { key, json: { media } });
     expect(next.status).toBe(200);
     expect(next.headers).toMatchObject({ 'x-quota-used': '1', 'x-quota-remaining': '2', 'x-quota-reset': '2027-01-01T00:00:00Z' });
-    expect(a.app.services.store.data.usage[a.app.services.accounts.findByEmail(a.app.services.accounts.listAccounts()[0]!.email)!.id]).toEqual({
+    const accountId = (await a.app.services.accounts.listAccounts())[0]!.id;
+    expect({
+      '2026-11': await a.app.services.store.usage(accountId, '2026-11'),
+      '2026-12': await a.app.services.store.usage(accountId, '2026-12'),
+    }).toEqual({
       '2026-11': 3,
       '2026-12': 1,
     });
@@ -119,10 +123,10 @@ describe('monthly quota', () => {
 
   it('a plan change applies at once', async () => {
     const a = await app({ now: testClock() });
-    const { key } = a.account('upgrade@example.test', 'custom', 1);
+    const { key } = await a.account('upgrade@example.test', 'custom', 1);
     expect((await detectInject(a, key)).statusCode).toBe(200);
     expect((await detectInject(a, key)).statusCode).toBe(429);
-    a.app.services.accounts.setPlan('upgrade@example.test', { plan: 'starter' });
+    await a.app.services.accounts.setPlan('upgrade@example.test', { plan: 'starter' });
     const r = await detectInject(a, key);
     expect(r.statusCode).toBe(200);
     expect(r.headers).toMatchObject({ 'x-quota-limit': '10000', 'x-quota-used': '2', 'ratelimit-limit': '60' });
@@ -133,7 +137,7 @@ describe('monthly quota', () => {
     try {
       const a = await makeApp({ store: { durable: true } }, dir);
       const base = await listen(a.app);
-      const { key } = a.account('race', 'custom', 100);
+      const { key } = await a.account('race', 'custom', 100);
       const { Agent } = await import('undici');
       const agent = new Agent({ connections: 250 });
       const { request } = await import('undici');
@@ -160,9 +164,9 @@ describe('monthly quota', () => {
       await a.app.close();
 
       const again = await makeApp({}, dir);
-      const accountId = again.app.services.accounts.findByEmail(again.app.services.accounts.listAccounts()[0]!.email)!.id;
+      const accountId = (await again.app.services.accounts.listAccounts())[0]!.id;
       const period = new Date().toISOString().slice(0, 7);
-      expect(again.app.services.store.data.usage[accountId]![period]).toBe(100);
+      expect(await again.app.services.store.usage(accountId, period)).toBe(100);
       const after = await detectInject(again, key);
       expectError(after, 429, 'quota_exceeded');
       expect(after.headers['x-quota-used']).toBe('100');

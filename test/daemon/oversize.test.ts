@@ -13,7 +13,7 @@ let key: string;
 beforeAll(async () => {
   t = await makeApp();
   port = Number(new URL(await listen(t.app)).port);
-  key = t.account('oversize', 'growth').key;
+  key = (await t.account('oversize', 'growth')).key;
 });
 afterAll(() => t.close());
 

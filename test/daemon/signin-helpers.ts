@@ -1,8 +1,8 @@
 // Shared by the sign-in, dashboard and browser tests: a daemon app with the pages on 127.0.0.1,
 // a mailer that records what it would send, and a small cookie-keeping HTTP client that
 // behaves like a browser without JavaScript (forms, cookies, no automatic redirects).
-import type { Mailer, SigninMail } from '../../src/daemon/mailer.js';
-import type { WebOptions } from '../../src/daemon/routes/web.js';
+import type { Mailer, SigninMail } from '../../src/daemon/web/mailer.js';
+import type { WebOptions } from '../../src/daemon/http/routes/web.js';
 import { listen, makeApp, testClock, type TestApp, type TestClock } from './helpers.js';
 
 export interface RecordingMailer extends Mailer {
@@ -34,7 +34,10 @@ export interface WebApp extends TestApp {
   client(): WebClient;
 }
 
-export async function webApp(web: WebOptions = {}, extra: { trustProxy?: boolean; logger?: any; dir?: string } = {}): Promise<WebApp> {
+export async function webApp(
+  web: WebOptions = {},
+  extra: { trustProxy?: boolean; logger?: any; dir?: string; testMode?: boolean; adminTokenSha256?: string } = {},
+): Promise<WebApp> {
   const clock = testClock('2026-11-15T12:00:00Z');
   const mailer = recordingMailer();
   const { dir, ...options } = extra;

@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDaemonOutbox } from '../../src/commands/daemon-outbox.js';
-import { loggerOptions } from '../../src/daemon/app.js';
+import { loggerOptions } from '../../src/daemon/http/app.js';
 import {
   checkSmtpUrl,
   composeSigninMessage,
@@ -17,8 +17,8 @@ import {
   MailerConfigError,
   OutboxMailer,
   SmtpMailer,
-} from '../../src/daemon/mailer.js';
-import { listOutbox, readMessage } from '../../src/daemon/outbox.js';
+} from '../../src/daemon/web/mailer.js';
+import { listOutbox, readMessage } from '../../src/daemon/web/outbox.js';
 import { tempDir } from './helpers.js';
 import { BIN, startDaemonProcess } from './process.js';
 import { csrfOf, WebClient, webApp } from './signin-helpers.js';

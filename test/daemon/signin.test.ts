@@ -2,15 +2,15 @@
 // the form and its CSRF token, the same answer for every address, single-use 15-minute links
 // stored hashed, the session cookie's attributes, rate limits, no open redirect, session expiry
 // and sign-out, and that neither tokens nor sessions reach the log or the store in clear.
-import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loggerOptions } from '../../src/daemon/app.js';
-import { sha256Hex } from '../../src/daemon/key-format.js';
-import { SESSION_COOKIE } from '../../src/daemon/sessions.js';
-import { SigninLimits, SlidingWindow } from '../../src/daemon/signin-limits.js';
-import { safeNext } from '../../src/daemon/web-kit.js';
-import { tempDir } from './helpers.js';
+import { loggerOptions } from '../../src/daemon/http/app.js';
+import { sha256Hex } from '../../src/daemon/accounts/key-format.js';
+import { SESSION_COOKIE } from '../../src/daemon/web/sessions.js';
+import { SigninLimits, SlidingWindow } from '../../src/daemon/web/signin-limits.js';
+import { safeNext } from '../../src/daemon/web/web-kit.js';
+import { readStoreFiles } from '../../src/daemon/store/file-store.js';
+import { storeDiskText, storedText, tempDir } from './helpers.js';
 import { csrfOf, requestLink, shownKey, signIn, webApp, type WebApp } from './signin-helpers.js';
 
 /** The same token with its last character changed (to a different one: a fixed letter would
@@ -98,7 +98,7 @@ describe('the sign-in form', () => {
 
   it('answers the same whether or not the address has an account', async () => {
     const t = await fresh();
-    t.account('known@example.com');
+    await t.account('known@example.com');
     const c = t.client();
     const csrf = csrfOf((await c.get('/signin')).text);
     const known = await c.post('/signin', { email: 'known@example.com', csrf });
@@ -110,7 +110,7 @@ describe('the sign-in form', () => {
     expect(known.setCookies).toEqual(unknown.setCookies);
     expect(t.mailer.sent.map((m) => m.to)).toEqual(['known@example.com', 'nobody@example.com']);
     // No account is created before the link is opened.
-    expect(t.app.services.accounts.findByEmail('nobody@example.com')).toBeUndefined();
+    expect(await t.app.services.accounts.findByEmail('nobody@example.com')).toBeUndefined();
   });
 });
 
@@ -132,13 +132,13 @@ describe('the sign-in link', () => {
     expect(cookie).toMatch(/; Path=\//);
     expect(cookie).toMatch(/; Max-Age=43200/);
     expect(cookie).not.toMatch(/Secure/);
-    const account = t.app.services.accounts.findByEmail('new.user@example.com')!;
+    const account = (await t.app.services.accounts.findByEmail('new.user@example.com'))!;
     expect(account.plan).toBe('free');
-    expect(t.app.services.accounts.keysOfAccount(account.id)).toHaveLength(1);
+    expect(await t.app.services.accounts.keysOfAccount(account.id)).toHaveLength(1);
 
     // Token and session are on disk only as SHA-256.
     await t.app.services.store.commit();
-    const disk = readFileSync(t.app.services.store.file, 'utf8');
+    const disk = await storedText(t.app.services.store.location);
     const session = c.cookies.get(SESSION_COOKIE)!;
     expect(disk).not.toContain(tokenOf(link));
     expect(disk).toContain(sha256Hex(tokenOf(link)));
@@ -368,7 +368,7 @@ describe('sessions', () => {
     const thief = t.client();
     thief.cookies.set(SESSION_COOKIE, cookie);
     expect((await thief.get('/dashboard')).status).toBe(303);
-    expect(Object.keys(t.app.services.store.data.sessions)).toHaveLength(0);
+    expect(await t.app.services.store.deleteExpiredSessions(Infinity)).toBe(0);
   });
 
   it('survive a restart of the daemon (they are in the store, hashed)', async () => {
@@ -417,29 +417,31 @@ describe('logs', () => {
 
 describe('units', () => {
   it('SigninLinks: issue, use once, expire, sweep a day later; only the hash is kept', async () => {
-    const { openStore } = await import('../../src/daemon/store.js');
-    const { SigninLinks } = await import('../../src/daemon/signin-links.js');
+    const { openStore } = await import('../../src/daemon/store/file-store.js');
+    const { SigninLinks } = await import('../../src/daemon/web/signin-links.js');
     const { testClock } = await import('./helpers.js');
     const dir = tempDir();
     const store = await openStore(dir.dir, { durable: false });
     try {
       const clock = testClock('2026-11-15T12:00:00Z');
       const links = new SigninLinks(store, clock);
-      const a = links.issue('a@example.com', '/dashboard');
+      const a = await links.issue('a@example.com', '/dashboard');
       expect(a.expiresAt.toISOString()).toBe('2026-11-15T12:15:00.000Z');
-      expect(Object.keys(store.data.signin_tokens)).toEqual([sha256Hex(a.token)]);
-      expect(JSON.stringify(store.data)).not.toContain(a.token);
-      expect(links.consume(a.token)).toEqual({ ok: true, email: 'a@example.com', next: '/dashboard' });
-      expect(links.consume(a.token)).toEqual({ ok: false, problem: 'used', email: 'a@example.com' });
-      const b = links.issue('b@example.com', '/dashboard');
+      await store.commit();
+      expect(Object.keys(readStoreFiles(dir.dir).signin_tokens)).toEqual([sha256Hex(a.token)]);
+      expect(storeDiskText(dir.dir)).not.toContain(a.token);
+      expect(await links.consume(a.token)).toEqual({ ok: true, email: 'a@example.com', next: '/dashboard' });
+      expect(await links.consume(a.token)).toEqual({ ok: false, problem: 'used', email: 'a@example.com' });
+      const b = await links.issue('b@example.com', '/dashboard');
       clock.advance(15 * 60 * 1000);
-      expect(links.consume(b.token)).toEqual({ ok: false, problem: 'expired', email: 'b@example.com' });
-      expect(links.consume('short')).toEqual({ ok: false, problem: 'unknown' });
-      expect(links.consume(undefined)).toEqual({ ok: false, problem: 'unknown' });
-      expect(links.sweep()).toBe(false);
+      expect(await links.consume(b.token)).toEqual({ ok: false, problem: 'expired', email: 'b@example.com' });
+      expect(await links.consume('short')).toEqual({ ok: false, problem: 'unknown' });
+      expect(await links.consume(undefined)).toEqual({ ok: false, problem: 'unknown' });
+      expect(await links.sweep()).toBe(false);
       clock.advance(24 * 60 * 60 * 1000);
-      expect(links.sweep()).toBe(true);
-      expect(store.data.signin_tokens).toEqual({});
+      expect(await links.sweep()).toBe(true);
+      await store.commit();
+      expect(readStoreFiles(dir.dir).signin_tokens).toEqual({});
     } finally {
       await store.close();
       dir.cleanup();
@@ -447,28 +449,29 @@ describe('units', () => {
   });
 
   it('Sessions: hashed, expire, destroyed, swept; a flash is taken once', async () => {
-    const { openStore } = await import('../../src/daemon/store.js');
-    const { Sessions } = await import('../../src/daemon/sessions.js');
+    const { openStore } = await import('../../src/daemon/store/file-store.js');
+    const { Sessions } = await import('../../src/daemon/web/sessions.js');
     const { testClock } = await import('./helpers.js');
     const dir = tempDir();
     const store = await openStore(dir.dir, { durable: false });
     try {
       const clock = testClock('2026-11-15T12:00:00Z');
       const sessions = new Sessions(store, clock, 1000);
-      const { token } = sessions.create('acct_x');
-      expect(JSON.stringify(store.data.sessions)).not.toContain(token);
-      expect(sessions.find(token)?.account).toBe('acct_x');
-      expect(sessions.find(withLastCharChanged(token))).toBeUndefined();
+      const { token } = await sessions.create('acct_x');
+      await store.commit();
+      expect(storeDiskText(dir.dir)).not.toContain(token);
+      expect((await sessions.find(token))?.account).toBe('acct_x');
+      expect(await sessions.find(withLastCharChanged(token))).toBeUndefined();
       sessions.setFlash(token, { notice: 'hi' });
       expect(sessions.takeFlash(token)).toMatchObject({ notice: 'hi' });
       expect(sessions.takeFlash(token)).toBeUndefined();
       clock.advance(1000);
-      expect(sessions.find(token)).toBeUndefined();
-      expect(sessions.sweep()).toBe(true);
-      const other = sessions.create('acct_y').token;
-      expect(sessions.destroy(other)).toBe(true);
-      expect(sessions.find(other)).toBeUndefined();
-      expect(sessions.destroy(other)).toBe(false);
+      expect(await sessions.find(token)).toBeUndefined();
+      expect(await sessions.sweep()).toBe(true);
+      const other = (await sessions.create('acct_y')).token;
+      expect(await sessions.destroy(other)).toBe(true);
+      expect(await sessions.find(other)).toBeUndefined();
+      expect(await sessions.destroy(other)).toBe(false);
     } finally {
       await store.close();
       dir.cleanup();
@@ -476,7 +479,7 @@ describe('units', () => {
   });
 
   it('CSRF tokens: bound to the session, compared in constant time', async () => {
-    const { sessionCsrfToken, sameToken, newCsrfSecret, isCsrfSecret } = await import('../../src/daemon/csrf.js');
+    const { sessionCsrfToken, sameToken, newCsrfSecret, isCsrfSecret } = await import('../../src/daemon/web/csrf.js');
     const a = newCsrfSecret();
     const b = newCsrfSecret();
     expect(isCsrfSecret(a)).toBe(true);
@@ -491,7 +494,7 @@ describe('units', () => {
   });
 
   it('html escapes every interpolated value', async () => {
-    const { html, escapeHtml } = await import('../../src/daemon/pages/html.js');
+    const { html, escapeHtml } = await import('../../src/daemon/web/pages/html.js');
     expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
     const inner = html`<b>${'<i>'}</b>`;
     expect(html`<p>${inner}${['<', html`<br>`]}${null}${false}${3}</p>`.value).toBe('<p><b>&lt;i&gt;</b>&lt;<br>3</p>');

@@ -2,11 +2,12 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BurstLimiter } from '../../src/daemon/burst.js';
-import { resolveDataDir } from '../../src/daemon/data-dir.js';
-import { crc32, isWellFormedKey, keyChecksum, newKeyValue, sha256Hex } from '../../src/daemon/key-format.js';
-import { openStore, STORE_FILE, StoreCorruptError } from '../../src/daemon/store.js';
-import { isoSeconds, periodOf, quotaResetOf } from '../../src/daemon/time.js';
+import { BurstWindows } from '../../src/daemon/store/burst-window.js';
+import { resolveDataDir } from '../../src/daemon/store/data-dir.js';
+import { crc32, isWellFormedKey, keyChecksum, newKeyValue, sha256Hex } from '../../src/daemon/accounts/key-format.js';
+import { JOURNAL_FILE, openStore, readStoreFiles, STORE_FILE, StoreCorruptError } from '../../src/daemon/store/file-store.js';
+import { isoSeconds, periodOf, quotaResetOf } from '../../src/daemon/contract/time.js';
+import { Quota } from '../../src/daemon/accounts/quota.js';
 import { tempDir } from './helpers.js';
 
 const cleanups: (() => void)[] = [];
@@ -52,18 +53,18 @@ describe('store', () => {
     const before = store.writes;
     await Promise.all(
       Array.from({ length: 50 }, (_, i) => {
-        store.data.usage[`acct_${i}`] = { '2026-11': i };
+        // Account i has used i calls this month.
+        for (let n = 0; n < i; n++) void store.reserveCall(`acct_${i}`, '2026-11', 100);
         return store.commit();
       }),
     );
     expect(store.writes - before).toBe(1);
-    // No temp file is left behind; the file is whole JSON.
+    // No temp file is left behind; the changes are on disk (in the journal).
     expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
-    const onDisk = JSON.parse(readFileSync(join(dir, STORE_FILE), 'utf8'));
-    expect(onDisk.usage.acct_49).toEqual({ '2026-11': 49 });
+    expect(readStoreFiles(dir).usage.acct_49).toEqual({ '2026-11': 49 });
     await store.close();
     const again = await openStore(dir);
-    expect(again.data.usage.acct_7).toEqual({ '2026-11': 7 });
+    expect(await again.usage('acct_7', '2026-11')).toBe(7);
     await again.close();
   });
 
@@ -71,14 +72,15 @@ describe('store', () => {
     const { dir, cleanup } = tempDir();
     cleanups.push(cleanup);
     const store = await openStore(dir, { groupMs: 0 });
-    store.data.usage.a = { p: 1 };
+    await store.reserveCall('a', 'p', 5);
     const first = store.commit();
     await new Promise((r) => setTimeout(r, 0));
-    store.data.usage.b = { p: 2 };
+    await store.reserveCall('b', 'p', 5);
+    await store.reserveCall('b', 'p', 5);
     const second = store.commit();
     await first;
     await second;
-    expect(JSON.parse(readFileSync(join(dir, STORE_FILE), 'utf8')).usage.b).toEqual({ p: 2 });
+    expect(readStoreFiles(dir).usage.b).toEqual({ p: 2 });
     await store.close();
   });
 
@@ -91,7 +93,7 @@ describe('store', () => {
     writeFileSync(join(dir, `.${STORE_FILE}.999.tmp`), 'half');
     const store = await openStore(dir);
     expect(existsSync(join(dir, `.${STORE_FILE}.999.tmp`))).toBe(false);
-    expect(store.data.accounts).toEqual({});
+    expect(await store.listAccounts()).toEqual([]);
     await store.close();
   });
 
@@ -99,19 +101,41 @@ describe('store', () => {
     const { dir, cleanup } = tempDir();
     cleanups.push(cleanup);
     const store = await openStore(dir);
-    const { Accounts } = await import('../../src/daemon/accounts.js');
-    const { key } = new Accounts(store).createAccount({ email: 'x@example.test' });
+    const { Accounts } = await import('../../src/daemon/accounts/accounts.js');
+    const { key } = await new Accounts(store).createAccount({ email: 'x@example.test' });
     await store.commit();
-    const text = readFileSync(join(dir, STORE_FILE), 'utf8');
-    expect(text).not.toContain(key.value);
-    expect(text).toContain(sha256Hex(key.value));
+    const journal = readFileSync(join(dir, JOURNAL_FILE), 'utf8');
+    expect(journal).not.toContain(key.value);
+    expect(journal).toContain(sha256Hex(key.value));
+    await store.close();
+    const snapshot = readFileSync(join(dir, STORE_FILE), 'utf8');
+    expect(snapshot).not.toContain(key.value);
+    expect(snapshot).toContain(sha256Hex(key.value));
+  });
+});
+
+describe('quota', () => {
+  it('a reservation given back twice returns one call, not two', async () => {
+    const { dir, cleanup } = tempDir();
+    cleanups.push(cleanup);
+    const store = await openStore(dir, { groupMs: 0 });
+    const quota = new Quota(store, () => new Date('2026-11-15T12:00:00Z'));
+    const account = { id: 'acct_q', email: 'q@example.test', plan: 'free' as const, created_at: '2026-11-01T00:00:00.000Z' };
+    await quota.reserve(account);
+    const second = await quota.reserve(account);
+    expect(second).toEqual({ accountId: 'acct_q', period: '2026-11', used: 2, released: false });
+    await quota.release(second);
+    expect(second.released).toBe(true);
+    // A second release of the same reservation (two error paths of one request) is a no-op.
+    await quota.release(second);
+    expect(await store.usage('acct_q', '2026-11')).toBe(1);
     await store.close();
   });
 });
 
 describe('burst window', () => {
   it('slides over 60 s; refused requests do not enter it', () => {
-    const b = new BurstLimiter();
+    const b = new BurstWindows();
     const t0 = 1_000_000;
     for (let i = 0; i < 10; i++) expect(b.take('k', 10, t0 + i * 1000).allowed).toBe(true);
     const refused = b.take('k', 10, t0 + 30_000);
@@ -124,8 +148,28 @@ describe('burst window', () => {
     expect(b.take('k', 10, t0 + 60_500).allowed).toBe(false);
     expect(b.take('k', 10, t0 + 61_000).allowed).toBe(true);
   });
+  it('peek answers as take would at the same moment, and admits nothing (not even a window)', () => {
+    const b = new BurstWindows();
+    const t0 = 2_000_000;
+    expect(b.peek('k', 2, t0)).toEqual({ allowed: true, limit: 2, remaining: 1, resetSeconds: 60 });
+    expect(b.trackedKeys).toBe(0);
+    b.take('k', 2, t0);
+    b.take('k', 2, t0 + 10_000);
+    const full = { allowed: false, retryAfter: 30, limit: 2, remaining: 0, resetSeconds: 30 };
+    expect(b.peek('k', 2, t0 + 30_000)).toEqual(full);
+    expect(b.peek('k', 2, t0 + 30_000)).toEqual(full);
+    // A millisecond before the first request leaves the window it still holds its slot...
+    expect(b.peek('k', 2, t0 + 59_999)).toEqual({ allowed: false, retryAfter: 1, limit: 2, remaining: 0, resetSeconds: 1 });
+    // ...and at exactly 60 s it is gone: peek and take agree on the boundary.
+    const freed = { allowed: true, limit: 2, remaining: 0, resetSeconds: 10 };
+    expect(b.peek('k', 2, t0 + 60_000)).toEqual(freed);
+    expect(b.take('k', 2, t0 + 60_000)).toEqual(freed);
+    // Once every request is a window old, the whole limit is back.
+    expect(b.peek('k', 2, t0 + 200_000)).toEqual({ allowed: true, limit: 2, remaining: 1, resetSeconds: 60 });
+    expect(b.trackedKeys).toBe(1);
+  });
   it('counts per key', () => {
-    const b = new BurstLimiter();
+    const b = new BurstWindows();
     expect(b.take('a', 1, 0).allowed).toBe(true);
     expect(b.take('a', 1, 1).allowed).toBe(false);
     expect(b.take('b', 1, 1).allowed).toBe(true);

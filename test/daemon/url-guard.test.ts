@@ -1,6 +1,6 @@
 // The URL address rule as pure functions: no test here touches the network.
 import { describe, expect, it } from 'vitest';
-import { classifyAddress, isAllowedAddress, literalAddress, parseDownloadUrl, UrlRefused } from '../../src/daemon/url-guard.js';
+import { classifyAddress, isAllowedAddress, literalAddress, parseDownloadUrl, UrlRefused } from '../../src/daemon/media/url-guard.js';
 
 describe('classifyAddress', () => {
   it.each([

@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detect } from '../../src/engine/detect.js';
-import type { Resolver } from '../../src/daemon/fetch-media.js';
+import type { Resolver } from '../../src/daemon/media/fetch-media.js';
 import { tinyJpeg } from '../fixtures/make.js';
 import { comparable, expectError, http, listen, makeApp, type TestApp } from './helpers.js';
 
@@ -81,7 +81,7 @@ const resolver: Resolver = async (host) => {
 
 async function daemon(options: Parameters<typeof makeApp>[0]) {
   const t = await makeApp({ resolver, ...options });
-  return { t, base: await listen(t.app), key: t.account('url', 'growth').key };
+  return { t, base: await listen(t.app), key: (await t.account('url', 'growth')).key };
 }
 
 describe('refused by default', () => {

@@ -28,7 +28,7 @@ describe.skipIf(!built)('worker threads', () => {
 
   it('gives the engine result, and /healthz and /v1/detectors answer within 50 ms under detect load', async () => {
     expect(t.app.services.pool.size).toBe(2);
-    const { key } = t.account('load', 'custom', 100_000);
+    const { key } = await t.account('load', 'custom', 100_000);
     const body = JSON.stringify({ media: b64(signed.jpeg) });
     const first = await http(base, 'POST', '/v1/detect', { key, body, headers: { 'content-type': 'application/json' } });
     expect(first.status).toBe(200);

@@ -137,6 +137,8 @@ export async function makeExplainedSet(dir: string): Promise<ExplainedSet> {
     }),
   );
   await add('composite', png, signC2pa(tinyPng({ seed: 74 }), png, actionsManifest('composite.png', png, [created('compositeWithTrainedAlgorithmicMedia')]), pki, { signedAt: true }));
+  // algorithmicMedia: made by an algorithm without training data, so not AI-generated (issue 18).
+  await add('algorithmic', jpeg, signC2pa(tinyJpeg({ seed: 70 }), jpeg, actionsManifest('algorithmic.jpg', jpeg, [created('algorithmicMedia')], { label: 'c2pa.actions.v2' }), pki, { signedAt: true }));
   await add('capture', jpeg, signC2pa(tinyJpeg({ seed: 75 }), jpeg, simpleManifest('capture.jpg', jpeg), pki, { signedAt: true }));
   // Claim v1 allows c2pa.created without a source type (v2 requires one).
   await add('none', jpeg, signC2pa(tinyJpeg({ seed: 76 }), jpeg, actionsManifest('none.jpg', jpeg, [created()]), pki, { claimVersion: 1 }));

@@ -6,7 +6,9 @@ import type { CommandIO } from '../../src/commands/io.js';
 import { ROOT } from './corpus.js';
 
 export interface CliRun {
+  /** The exit code; -1 when the process was ended by a signal (runBin: see `signal`). */
   code: number;
+  signal?: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
@@ -17,15 +19,15 @@ function collect(stream: PassThrough): () => string {
   return () => Buffer.concat(chunks).toString('utf8');
 }
 
-/** Runs the CLI in-process with injected streams (no TTY, so no colour). */
-export async function runCli(args: string[], stdin: Uint8Array = new Uint8Array(), env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+/** Runs the CLI in-process with injected streams (no TTY, so no colour); stdin bytes or a stream. */
+export async function runCli(args: string[], stdin: Uint8Array | Readable = new Uint8Array(), env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const out = collect(stdout);
   const err = collect(stderr);
   // The isolated config folder of vitest.config.ts, unless the test names its own.
   const io: CommandIO = {
-    stdin: Readable.from([Buffer.from(stdin)]),
+    stdin: stdin instanceof Readable ? stdin : Readable.from([Buffer.from(stdin)]),
     stdout,
     stderr,
     env: { PROVENANCE_CONFIG_DIR: process.env.PROVENANCE_CONFIG_DIR, ...env },
@@ -46,8 +48,8 @@ export function runBin(args: string[], options: { cwd?: string; stdin?: Uint8Arr
     child.stdout.on('data', (c: Buffer) => out.push(c));
     child.stderr.on('data', (c: Buffer) => err.push(c));
     child.on('error', reject);
-    child.on('close', (code) =>
-      resolvePromise({ code: code ?? -1, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }),
+    child.on('close', (code, signal) =>
+      resolvePromise({ code: code ?? -1, signal, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }),
     );
     child.stdin.end(options.stdin ?? new Uint8Array());
   });

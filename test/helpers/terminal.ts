@@ -84,21 +84,49 @@ export function runInTerminal(
   command: string,
   onOutput?: (output: string, type: (keys: string) => void) => void,
   env: NodeJS.ProcessEnv = {},
+  /** Kill the terminal (SIGKILL) after this many ms and resolve with code -1 and the output so far. */
+  limitMs?: number,
 ): Promise<TerminalRun> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => key !== 'CI' && key !== 'CONTINUOUS_INTEGRATION'));
   const [cmd, argv] = terminalCommand(command);
+  // Its own process group, so the bound below ends `script` and everything under it (the shell,
+  // `timeout`, node): a process left behind would keep the test runner from exiting.
   const child = spawn(cmd, argv, {
     env: { ...base, ...env },
     stdio: ['pipe', 'pipe', 'inherit'],
+    detached: true,
   });
   let output = '';
-  const type = (keys: string) => child.stdin.write(keys);
+  // Keys typed after the terminal has closed go nowhere (no EPIPE error for the test to catch).
+  child.stdin.on('error', () => {});
+  const type = (keys: string) => {
+    if (child.exitCode === null && child.stdin.writable) child.stdin.write(keys);
+  };
   child.stdout.on('data', (chunk: Buffer) => {
     output += chunk.toString('utf8');
     onOutput?.(output, type);
   });
+  const killGroup = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+  const limit = limitMs === undefined ? undefined : setTimeout(killGroup, limitMs);
   return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = (code: number | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(limit);
+      killGroup();
+      resolve({ code: code ?? -1, output });
+    };
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, output }));
+    child.on('close', settle);
+    // `close` waits for stdout to close; should anything still hold it once `script` has
+    // exited, the run ends a second later with what arrived.
+    child.on('exit', (code) => setTimeout(() => settle(code), 1000).unref());
   });
 }

@@ -1,0 +1,69 @@
+// The modules `npm run mutation` mutates, and the test files that pin each one (issue 18). Both
+// stryker.config.mjs and vitest.mutation.config.ts read this list, so a run of some modules
+// (MUTATE=key-format,url-guard npm run mutation) also runs only their tests.
+export const TARGETS = {
+  quota: {
+    source: 'src/daemon/accounts/quota.ts',
+    tests: ['test/daemon/limits.test.ts', 'test/daemon/detect.test.ts', 'test/daemon/units.test.ts'],
+  },
+  burst: {
+    source: 'src/daemon/store/burst-window.ts',
+    tests: ['test/daemon/units.test.ts', 'test/daemon/burst-sweep.test.ts', 'test/daemon/limits.test.ts'],
+  },
+  'url-guard': {
+    source: 'src/daemon/media/url-guard.ts',
+    tests: ['test/daemon/url-guard.test.ts', 'test/daemon/url-guard-ranges.test.ts', 'test/daemon/url-source.test.ts'],
+  },
+  'key-format': {
+    source: 'src/daemon/accounts/key-format.ts',
+    tests: ['test/daemon/key-format.test.ts', 'test/daemon/units.test.ts', 'test/daemon/detect.test.ts'],
+  },
+  sniff: {
+    source: 'src/media/sniff.ts',
+    tests: ['test/sniff.test.ts', 'test/sniff-brands.test.ts', 'test/engine.test.ts'],
+  },
+  'camera-reference': {
+    source: 'src/detectors/camera-reference.ts',
+    tests: ['test/camera-reference-pins.test.ts', 'test/engine.test.ts', 'test/exif-tags.test.ts', 'test/exif-tags-pins.test.ts'],
+  },
+  'exif-tags': {
+    source: 'src/media/exif-tags.ts',
+    tests: ['test/exif-tags.test.ts', 'test/exif-tags-pins.test.ts', 'test/camera-reference-pins.test.ts', 'test/engine.test.ts'],
+  },
+  // The embedded store: its journal and the changes it carries.
+  journal: {
+    source: 'src/daemon/store/journal.ts',
+    tests: ['test/daemon/journal.test.ts', 'test/daemon/store-journal.test.ts', 'test/daemon/failing-disk.test.ts', 'test/daemon/crash.test.ts'],
+  },
+  'store-document': {
+    source: 'src/daemon/store/store-document.ts',
+    tests: ['test/daemon/store-document.test.ts', 'test/daemon/store-journal.test.ts', 'test/daemon/units.test.ts'],
+  },
+  // What the fuzz suite aims at (test/daemon/fuzz.test.ts itself is not run here: 5,000 requests
+  // per mutant would take days); the tests that pin each of them one by one.
+  'json-body': {
+    source: 'src/daemon/media/json-body.ts',
+    tests: ['test/daemon/json-body.test.ts', 'test/daemon/inline-buffers.test.ts', 'test/daemon/detect.test.ts'],
+  },
+  'detect-input': {
+    source: 'src/daemon/media/detect-input.ts',
+    tests: ['test/daemon/detect-input.test.ts', 'test/daemon/detect.test.ts', 'test/daemon/empty-media.test.ts', 'test/daemon/oversize.test.ts', 'test/daemon/uploads.test.ts'],
+  },
+  'content-encoding': {
+    source: 'src/daemon/http/content-encoding.ts',
+    tests: ['test/daemon/content-encoding.test.ts', 'test/daemon/transport-errors.test.ts'],
+  },
+  'client-errors': {
+    source: 'src/daemon/http/client-errors.ts',
+    tests: ['test/daemon/client-errors.test.ts', 'test/daemon/transport-errors.test.ts', 'test/daemon/slow-clients.test.ts'],
+  },
+};
+
+/** The targets named in MUTATE (comma-separated), or all of them. */
+export function selectedTargets(env = process.env) {
+  const names = env.MUTATE ? env.MUTATE.split(',').map((s) => s.trim()).filter(Boolean) : Object.keys(TARGETS);
+  for (const name of names) {
+    if (!TARGETS[name]) throw new Error(`MUTATE: unknown module "${name}"; known: ${Object.keys(TARGETS).join(', ')}`);
+  }
+  return names.map((name) => ({ name, ...TARGETS[name] }));
+}

@@ -1,0 +1,233 @@
+// buildApp: the daemon's fastify app, un-listened, so tests can `app.inject` it or listen on
+// 127.0.0.1:0. It opens the store in the data dir and closes it (flushed) with the app.
+// fastify and its plugins are imported dynamically: dist/cli.js is one bundle, and a static
+// import would make every `provenance check` load them at start.
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { Accounts } from '../accounts/accounts.js';
+import { BufferPool } from '../media/buffer-pool.js';
+import { Burst } from '../accounts/burst.js';
+import type { Services } from './context.js';
+import { createDetectRunner, type PoolOptions } from '../media/detect-pool.js';
+import { clientErrorHandler } from './client-errors.js';
+import { refuseEncodedBodies } from './content-encoding.js';
+import { frameworkErrorHandler, installErrorHandling } from './error-handler.js';
+import type { Resolver } from '../media/fetch-media.js';
+import { DETECT_JSON_MAX_BODY, HEADERS_TIMEOUT_MS, INLINE_MAX_BYTES, REQUEST_TIMEOUT_MS, SMALL_BODY, UPLOAD_TTL_MS } from '../contract/limits.js';
+import { Quota } from '../accounts/quota.js';
+import { adminRoutes } from './routes/admin.js';
+import { detectRoute } from './routes/detect.js';
+import { detectorsRoute } from './routes/detectors.js';
+import { registerDocsRoutes, registerOpenApi } from './routes/docs.js';
+import { healthRoute } from './routes/health.js';
+import { uploadsRoute } from './routes/uploads.js';
+import { webPages, type WebOptions } from './routes/web.js';
+import type { FileStoreOptions } from '../store/file-store.js';
+import { openConfiguredStore } from '../store/open-store.js';
+import { systemClock, type Clock } from '../contract/time.js';
+import type { Store } from '../store/store.js';
+import { Uploads } from '../media/uploads.js';
+import { TestMode } from '../testing/test-mode.js';
+import { clockFilePath } from '../testing/clock-file.js';
+import { seedFixtures } from '../testing/fixtures.js';
+import { randomBase62 } from '../accounts/key-format.js';
+import { installTestHooks } from './test-hooks.js';
+import './context.js';
+
+/** Idle buffers kept per pool: as many as the bench's 16 connections keep in flight. */
+const KEEP_BUFFERS = 16;
+
+export interface AppOptions {
+  dataDir: string;
+  now?: Clock;
+  allowPrivateUrls?: boolean;
+  /** How long an upload lives (default 24 h). */
+  uploadTtlMs?: number;
+  /** Detection worker threads (0: main thread; default one per core, at most 4). */
+  workers?: PoolOptions['size'];
+  /** PEM trust anchors for C2PA signer validation (the operator's, as `provenance check` uses). */
+  trustAnchorsPem?: string;
+  /** fastify/pino logger options, or false (default) for none. */
+  logger?: FastifyServerOptions['logger'];
+  /** SHA-256 of the admin token; without it the admin endpoint is not mounted. */
+  adminTokenSha256?: string;
+  /** DNS for `url` downloads (tests resolve names without the network). */
+  resolver?: Resolver;
+  /** Replaces the URL address rule (tests only: e.g. allow 127.0.0.1 and nothing else). */
+  addressPolicy?: (address: string) => boolean;
+  downloadTimeoutMs?: number;
+  store?: FileStoreOptions;
+  /**
+   * A postgres:// URL: keep accounts, keys, usage, burst windows, uploads, sessions and sign-in
+   * tokens in PostgreSQL, shared by every daemon on it. Absent: the embedded store in dataDir.
+   */
+  storeUrl?: string;
+  /** Sign-in pages and dashboard: mail, links, limits (issue 4). */
+  web?: WebOptions;
+  /**
+   * A reverse proxy is in front: take the client address and protocol from X-Forwarded-For and
+   * X-Forwarded-Proto (Secure cookies behind https). Off by default: a client could forge them.
+   */
+  trustProxy?: boolean;
+  /** Slow-client bounds (defaults HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS; tests use short ones). */
+  timeouts?: { headersMs?: number; requestMs?: number };
+  /** `--test-mode`: the test clock and forced answers (issue 15). */
+  testMode?: boolean;
+  /** A fixture document (`--fixtures FILE.json`), applied once the store is open. */
+  fixtures?: unknown;
+}
+
+/** Request logs without headers or bodies, and redaction as a second line of defence. */
+export function loggerOptions(stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
+  return {
+    level: 'info',
+    ...(stream ? { stream } : {}),
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers["x-provenance-admin-token"]', 'headers.authorization'],
+      censor: '[redacted]',
+    },
+    serializers: {
+      // Method, path (no query string: a misplaced key would land there) and peer, nothing else.
+      req: (req: { method?: string; url?: string; ip?: string }) => ({
+        method: req.method,
+        url: typeof req.url === 'string' ? req.url.split('?')[0] : undefined,
+        ip: req.ip,
+      }),
+    },
+  } as FastifyServerOptions['logger'];
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { default: Fastify } = await import('fastify');
+  const { default: multipart } = await import('@fastify/multipart');
+  const testing = new TestMode(options.testMode ?? false, options.now ?? systemClock, clockFilePath(options.dataDir));
+  const now = testing.now;
+  const store = await openConfiguredStore({ dataDir: options.dataDir, url: options.storeUrl, file: options.store });
+  try {
+    // The saved test clock first: fixtures seeded at this start are stamped with its time.
+    await testing.restoreClock(store);
+    if (options.fixtures !== undefined) {
+      await seedFixtures(store, options.fixtures, now);
+      await store.commit();
+    }
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+
+  let app: FastifyInstance;
+  try {
+    app = await assemble(Fastify, multipart, store, options, testing);
+  } catch (err) {
+    await store.close().catch(() => {});
+    throw err;
+  }
+  return app;
+}
+
+async function assemble(
+  Fastify: typeof import('fastify').default,
+  multipart: typeof import('@fastify/multipart').default,
+  store: Store,
+  options: AppOptions,
+  testing: TestMode,
+): Promise<FastifyInstance> {
+  const now = testing.now;
+  const headersMs = options.timeouts?.headersMs ?? HEADERS_TIMEOUT_MS;
+  const requestMs = options.timeouts?.requestMs ?? REQUEST_TIMEOUT_MS;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: SMALL_BODY,
+    // Bodies are never merged into other objects (routes read named fields off them), so a
+    // `__proto__` key is harmless; the scan for one cost more than JSON.parse on 5 MB bodies.
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
+    // fastify's own 503 during shutdown is not the CONTRACT body; instead, requests that still
+    // arrive on open connections are served and answered with Connection: close (see below).
+    return503OnClosing: false,
+    trustProxy: options.trustProxy ?? false,
+    // Node checks both bounds on a timer (every 30 s by default, which would let a slow client
+    // hold a connection up to 30 s past its bound): check every second instead.
+    // (fastify sets the server's requestTimeout from its own option, so it is given there.)
+    requestTimeout: requestMs,
+    clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
+    http: {
+      headersTimeout: headersMs,
+      requestTimeout: requestMs,
+      connectionsCheckingInterval: Math.min(1000, headersMs),
+    },
+    // The id every response carries as Request-Id and the request log keeps; never the client's.
+    genReqId: () => `req_${randomBase62(20)}`,
+  });
+
+  const services: Services = {
+    store,
+    accounts: new Accounts(store, now),
+    quota: new Quota(store, now),
+    burst: new Burst(store, now),
+    uploads: new Uploads(options.dataDir, store, now, options.uploadTtlMs ?? UPLOAD_TTL_MS, options.store?.faults),
+    pool: await createDetectRunner({ size: options.workers, trustAnchorsPem: options.trustAnchorsPem }),
+    // Up to 16 idle buffers each (about 150 MB if 16 inline requests ever ran at once; pages
+    // never written stay unmapped), over shared memory: the workers decode the one into the other.
+    buffers: {
+      body: new BufferPool(DETECT_JSON_MAX_BODY, KEEP_BUFFERS, true),
+      media: new BufferPool(INLINE_MAX_BYTES, KEEP_BUFFERS, true),
+    },
+    now,
+    allowPrivateUrls: options.allowPrivateUrls ?? false,
+    resolver: options.resolver,
+    addressPolicy: options.addressPolicy,
+    downloadTimeoutMs: options.downloadTimeoutMs,
+    testing,
+  };
+  app.decorate('services', services);
+  app.decorateRequest('auth', null);
+  app.decorateRequest('burstState', null);
+  app.decorateRequest('reservation', null);
+  app.decorateRequest('storeDown', false);
+  // Schemas document the API (OpenAPI); requests are checked in code with the CONTRACT's
+  // error types and messages. Responses are serialised by installErrorHandling's serializer.
+  app.setValidatorCompiler(() => () => true);
+  installErrorHandling(app);
+  app.addHook('preParsing', refuseEncodedBodies);
+  installTestHooks(app, services);
+
+  // Size caps are enforced by our own byte counting (one byte over busboy's limit), not by
+  // busboy's silent truncation.
+  await app.register(multipart, { throwFileSizeLimit: false });
+  await registerOpenApi(app);
+  await app.register(healthRoute);
+  await app.register(detectorsRoute);
+  await app.register(detectRoute);
+  await app.register(uploadsRoute);
+  if (options.adminTokenSha256) await app.register(adminRoutes(options.adminTokenSha256));
+  await app.register(webPages(options.web ?? {}, options.dataDir));
+  await registerDocsRoutes(app);
+
+  // Expired uploads go at start and then every 10 minutes (the timer never keeps the process up).
+  await services.uploads.sweep();
+  const sweeper = setInterval(() => {
+    services.burst.sweep().catch((err) => app.log.error({ err }, 'burst sweep failed'));
+    services.uploads.sweep().catch((err) => app.log.error({ err }, 'upload sweep failed'));
+  }, 10 * 60 * 1000);
+  sweeper.unref();
+
+  // Once closing, every response says Connection: close: an idle keep-alive connection would
+  // otherwise hold the shutdown until the grace period ends.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    // Every answer (JSON, pages, errors, docs) is served as the type it says it is: a browser
+    // must not sniff an error body or an upload record into HTML or script.
+    reply.header('x-content-type-options', 'nosniff');
+    if (closing) reply.header('connection', 'close');
+  });
+  app.addHook('onClose', async () => {
+    clearInterval(sweeper);
+    await services.pool.close();
+    await store.close();
+  });
+  return app;
+}

@@ -1,0 +1,74 @@
+// Reads a request body into a pooled buffer (buffer-pool.ts) instead of collecting chunks and
+// concatenating them into a new one, with fastify's own rules for a body parsed as a buffer:
+// a Content-Length over the limit is refused before a byte is read, the limit is enforced as
+// bytes arrive, and a body that ends short of its Content-Length is refused.
+import type { Readable } from 'node:stream';
+import { copyBytes } from '../../engine/shared-memory.js';
+import type { BufferPool, Lease } from '../media/buffer-pool.js';
+
+export interface PooledBody {
+  /** The body's bytes, a view on the lease's buffer. */
+  bytes: Buffer;
+  lease: Lease;
+}
+
+/** An error the daemon's error handler words like fastify's own of the same code. */
+function fastifyError(code: string, statusCode: number, message: string): Error {
+  return Object.assign(new Error(message), { code, statusCode });
+}
+
+/**
+ * @param payload        the body stream fastify hands a content-type parser
+ * @param contentLength  the request's Content-Length header, if any
+ */
+export function readPooledBody(payload: Readable, contentLength: string | undefined, limit: number, pool: BufferPool): Promise<PooledBody> {
+  // Callers pass a limit no larger than the pool's buffers; a larger one would be a defect.
+  if (limit > pool.size) throw new Error(`body limit ${limit} exceeds the pooled buffer size ${pool.size}`);
+  const declared = contentLength === undefined ? NaN : Number(contentLength);
+  if (declared > limit) return Promise.reject(fastifyError('FST_ERR_CTP_BODY_TOO_LARGE', 413, 'Request body is too large'));
+  return new Promise((resolve, reject) => {
+    const lease = pool.take();
+    const target = lease.buffer;
+    let length = 0;
+    const finish = (err: Error | null) => {
+      payload.removeListener('data', onData);
+      payload.removeListener('end', onEnd);
+      payload.removeListener('error', onError);
+      payload.removeListener('close', onClose);
+      if (err) {
+        lease.release();
+        reject(err);
+      } else {
+        resolve({ bytes: target.subarray(0, length), lease });
+      }
+    };
+    const onData = (chunk: Buffer | string) => {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      if (length + bytes.length > limit) {
+        finish(fastifyError('FST_ERR_CTP_BODY_TOO_LARGE', 413, 'Request body is too large'));
+        return;
+      }
+      copyBytes(target, bytes, length);
+      length += bytes.length;
+    };
+    const onEnd = () => {
+      if (!Number.isNaN(declared) && length !== declared) {
+        finish(fastifyError('FST_ERR_CTP_INVALID_CONTENT_LENGTH', 400, 'Request body size did not match Content-Length'));
+      } else {
+        finish(null);
+      }
+    };
+    const onError = (err: Error & { statusCode?: number }) => {
+      if (!(typeof err.statusCode === 'number' && err.statusCode >= 400)) err.statusCode = 400;
+      finish(err);
+    };
+    // A client that goes away mid-body: 'error' (aborted) normally comes first; 'close' alone
+    // must still give the buffer back.
+    const onClose = () => finish(fastifyError('FST_ERR_CTP_INVALID_CONTENT_LENGTH', 400, 'The request ended before its body'));
+    payload.on('data', onData);
+    payload.on('end', onEnd);
+    payload.on('error', onError);
+    payload.on('close', onClose);
+    payload.resume();
+  });
+}

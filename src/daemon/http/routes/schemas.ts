@@ -1,0 +1,174 @@
+// JSON Schemas of the /v1 shapes, for the OpenAPI document (GET /v1/openapi.json, /docs).
+// Requests are checked in code (detect-input.ts) so each refusal gets the CONTRACT's error
+// type, field and wording; these schemas describe the same rules.
+import { DETECTOR_IDS } from '../../../types.js';
+import { ERROR_TYPES, PLAN_IDS, type ErrorType } from '../../contract/api-types.js';
+import { MAX_FORCED_DELAY_MS, type ForcedKind } from '../../testing/forced-answers.js';
+
+export const errorSchema = {
+  type: 'object',
+  description: 'CONTRACT error body, on every error of every route.',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['type', 'message'],
+      additionalProperties: false,
+      properties: {
+        type: { type: 'string', enum: [...ERROR_TYPES] },
+        message: { type: 'string' },
+        param: { type: 'string' },
+      },
+    },
+  },
+} as const;
+
+/** An error response: the CONTRACT body with an example of each type the status can carry. */
+export function errorResponse(description: string, examples: Partial<Record<ErrorType, { message: string; param?: string }>>, headers: object = { 'Request-Id': requestIdHeader }) {
+  return {
+    description,
+    headers,
+    content: {
+      'application/json': {
+        schema: errorSchema,
+        examples: Object.fromEntries(Object.entries(examples).map(([type, e]) => [type, { summary: type, value: { error: { type, ...e } } }])),
+      },
+    },
+  };
+}
+
+const detectorId = { type: 'string', enum: [...DETECTOR_IDS] } as const;
+
+export const detectorsBodySchema = {
+  type: 'object',
+  required: ['detectors'],
+  properties: {
+    detectors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'name', 'description', 'media_types', 'status', 'inverse'],
+        properties: {
+          id: detectorId,
+          name: { type: 'string' },
+          description: { type: 'string' },
+          media_types: { type: 'array', items: { type: 'string' } },
+          status: { type: 'string', enum: ['available', 'planned'] },
+          inverse: { type: 'boolean' },
+        },
+      },
+    },
+  },
+} as const;
+
+export const detectionResultSchema = {
+  type: 'object',
+  required: ['id', 'media', 'matches', 'checks_run', 'duration_ms'],
+  properties: {
+    id: { type: 'string', description: '`chk_` + 24 URL-safe characters.' },
+    media: {
+      type: 'object',
+      required: ['type', 'bytes', 'sha256'],
+      properties: { type: { type: 'string' }, bytes: { type: 'integer' }, sha256: { type: 'string' } },
+    },
+    matches: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['check', 'result', 'confidence'],
+        additionalProperties: true,
+        properties: {
+          check: detectorId,
+          result: { type: 'string', enum: ['found', 'not_found', 'unavailable'] },
+          confidence: { type: 'number', minimum: 0, maximum: 1 },
+          issuer: { type: 'string', nullable: true },
+          claims: { type: 'object', additionalProperties: true },
+          reason: { type: 'string' },
+        },
+      },
+    },
+    checks_run: { type: 'array', items: detectorId },
+    duration_ms: { type: 'integer', minimum: 0 },
+  },
+} as const;
+
+export const detectJsonBodySchema = {
+  type: 'object',
+  description: 'Exactly one of url, media, upload.',
+  properties: {
+    url: { type: 'string', format: 'uri', description: 'Public http(s) URL; 25 MB, 15 s.' },
+    media: { type: 'string', description: 'The file as base64; 4 MB decoded.' },
+    upload: { type: 'string', description: 'Id of an earlier upload (upl_...); 25 MB.' },
+    checks: { type: 'array', items: detectorId, description: 'Detector ids; all when omitted.' },
+  },
+} as const;
+
+export const detectMultipartBodySchema = {
+  type: 'object',
+  required: ['file'],
+  properties: {
+    file: { type: 'string', format: 'binary', description: 'The file; 4 MB.' },
+    checks: { type: 'string', description: 'Comma-separated detector ids, or repeat the field.' },
+  },
+} as const;
+
+export const uploadRecordSchema = {
+  type: 'object',
+  required: ['id', 'bytes', 'sha256', 'type', 'created_at', 'expires_at'],
+  properties: {
+    id: { type: 'string', description: '`upl_...`' },
+    bytes: { type: 'integer' },
+    sha256: { type: 'string' },
+    type: { type: 'string' },
+    created_at: { type: 'string', format: 'date-time' },
+    expires_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
+// @fastify/swagger wraps each response header's JSON schema in {schema, description} itself.
+const header = (description: string, schema: object = { type: 'integer', minimum: 0 }) => ({ ...schema, description });
+
+/** On every response: the id the daemon's request log keeps (`provenance daemon requests`). */
+export const requestIdHeader = header('Id of this request in the daemon\'s request log (`provenance daemon requests`).', { type: 'string', pattern: '^req_[0-9A-Za-z]{20}$' });
+
+/** On every response of a request with a valid key to POST /v1/detect. */
+export const limitHeaders = {
+  'Request-Id': requestIdHeader,
+  'X-Quota-Limit': header('API calls allowed this month.'),
+  'X-Quota-Used': header('API calls used this month, including this one.'),
+  'X-Quota-Remaining': header('API calls left this month.'),
+  'X-Quota-Reset': header('First instant of next month, ISO 8601 UTC.', { type: 'string', pattern: '^\\d{4}-\\d{2}-01T00:00:00Z$' }),
+  'RateLimit-Limit': header('Requests allowed per minute for this key.'),
+  'RateLimit-Remaining': header('Requests left in the current 60 s window.'),
+  'RateLimit-Reset': header('Seconds until a slot in the window frees.'),
+} as const;
+
+export const retryAfterHeader = header('Seconds to wait before retrying (429 only).', { type: 'integer', minimum: 1 });
+
+export const planSchema = { type: 'string', enum: [...PLAN_IDS] } as const;
+
+/** On a 401: the id, and the scheme the key goes in. */
+export const unauthorizedHeaders = {
+  'Request-Id': requestIdHeader,
+  'WWW-Authenticate': header('Always "Bearer".', { type: 'string', enum: ['Bearer'] }),
+} as const;
+
+/**
+ * The optional request header of test mode (Provenance-Test-Response), as a route's `headers`
+ * schema: @fastify/swagger lists it as a header parameter with the values that route allows.
+ */
+export function testResponseHeaders(allowed: readonly ForcedKind[]) {
+  const errors = allowed.filter((k) => k !== 'delay');
+  const names = [...errors, ...(allowed.includes('delay') ? ['delay=MS'] : [])];
+  return {
+    type: 'object',
+    properties: {
+      'Provenance-Test-Response': {
+        type: 'string',
+        pattern: `^(${[...errors, ...(allowed.includes('delay') ? ['delay=[0-9]{1,5}'] : [])].join('|')})$`,
+        description:
+          `Test mode only (a daemon started with --test-mode; any other daemon refuses the header with 400): answer as that condition would, counting nothing. Here: ${names.join(', ')} (MS up to ${MAX_FORCED_DELAY_MS.toLocaleString('en-US')}; a delay then runs the request for real). Another value is a 400 naming the header.`,
+      },
+    },
+  } as const;
+}

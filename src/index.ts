@@ -1,0 +1,54 @@
+// The library's public entry, `import { ... } from 'provenance'`. Everything here is what the
+// CLI is built on: check() and scan() run the engine as `provenance check` does, and
+// ProvenanceClient is the /v1 client of its remote mode. Importing this module loads neither
+// the c2pa-rs WebAssembly, nor an HTTP stack, nor the daemon or the terminal UI: each is loaded
+// when first needed (test/library-import.test.ts).
+export { check, detectors, scan } from './library/entry.js';
+export type { CheckInput, CheckOptions } from './library/check.js';
+export type { ScanEntry, ScanError, ScanErrorType, ScanInputs, ScanOptions } from './library/scan.js';
+export type { CommonOptions } from './library/options.js';
+export {
+  ProvenanceClient,
+  type DetectRequest,
+  type DetectSource,
+  type FileInput,
+  type ProvenanceClientOptions,
+  type RemoteDetectionResult,
+  type RequestOptions,
+} from './client/provenance-client.js';
+export type { FetchLike } from './client/fetch-transport.js';
+export type { ResponseMeta } from './client/api.js';
+export type { QuotaInfo } from './client/quota.js';
+export {
+  ApiError,
+  AuthenticationError,
+  DownloadFailedError,
+  InternalServerError,
+  InvalidRequestError,
+  MediaTooLargeError,
+  NetworkError,
+  NotFoundError,
+  ProtocolError,
+  QuotaExceededError,
+  RateLimitedError,
+  ServiceUnavailableError,
+  UnsupportedContentTypeError,
+} from './client/errors.js';
+export { CheckSelectionError } from './engine/checks.js';
+export { InputError } from './engine/input-error.js';
+export { TrustAnchorError } from './config/trust-anchor-error.js';
+export {
+  DETECTOR_IDS,
+  type C2paClaims,
+  type C2paValidation,
+  type CheckResult,
+  type DetectionResult,
+  type DetectorId,
+  type DetectorInfo,
+  type DetectorStatus,
+  type ErrorInfo,
+  type Match,
+  type MediaInfo,
+  type UploadRecord,
+  type ValidationState,
+} from './types.js';

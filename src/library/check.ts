@@ -1,0 +1,63 @@
+// check(): one file, in this thread, as `provenance check FILE` does it (no worker start-up): the
+// input read here, then check-bytes.ts, the step from bytes to a result that the CLI shares.
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { inputErrorFrom } from '../engine/input-error.js';
+import { detectorsBody } from '../detectors/catalogue.js';
+import type { DetectionResult, DetectorInfo } from '../types.js';
+import { abortReason } from './abort.js';
+import { checkBytes } from './check-bytes.js';
+import { detectOptions, type CommonOptions } from './options.js';
+
+/** A file's path (or file: URL), its bytes, or a readable stream (Node or web) of them. */
+export type CheckInput = string | URL | Uint8Array | AsyncIterable<Uint8Array | string>;
+
+export type CheckOptions = CommonOptions;
+
+async function readAll(stream: AsyncIterable<Uint8Array | string>, signal?: AbortSignal): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) {
+    if (signal?.aborted) throw abortReason(signal);
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  }
+  return Buffer.concat(chunks);
+}
+
+async function bytesOf(input: CheckInput, signal?: AbortSignal): Promise<Uint8Array> {
+  if (input instanceof Uint8Array) return input;
+  if (typeof input === 'string' || input instanceof URL) {
+    const path = typeof input === 'string' ? input : fileURLToPath(input);
+    try {
+      return await readFile(path, { signal });
+    } catch (err) {
+      if (signal?.aborted) throw abortReason(signal);
+      // not_found, permission_denied, ...: the same InputError (and words) as the CLI's.
+      throw inputErrorFrom(err, path);
+    }
+  }
+  if (input && typeof (input as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function') return readAll(input, signal);
+  throw new TypeError('check takes a file path, a file: URL, a Uint8Array or Buffer, or a readable stream.');
+}
+
+/**
+ * Checks one file for provenance markers and returns the /v1 detection result, the same one the
+ * daemon answers with and `provenance check --json` prints.
+ *
+ * Runs in the calling thread; for many files use {@link scan}, which spreads them over worker
+ * threads. The c2pa-rs WebAssembly module is loaded on the first file that carries a C2PA marker.
+ *
+ * @throws InputError (`type` not_found, permission_denied, ...) when a path cannot be read;
+ *   CheckSelectionError for an unknown check id; TrustAnchorError for a bad `trustAnchors`.
+ */
+export async function check(input: CheckInput, options: CheckOptions = {}): Promise<DetectionResult> {
+  const { signal } = options;
+  const detectWith = detectOptions(options);
+  signal?.throwIfAborted();
+  const bytes = await bytesOf(input, signal);
+  return checkBytes(bytes, detectWith, signal);
+}
+
+/** The detectors of this build, as GET /v1/detectors lists them (available and planned). */
+export function detectors(): DetectorInfo[] {
+  return detectorsBody().detectors;
+}

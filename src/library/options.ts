@@ -1,0 +1,25 @@
+// Options shared by check() and scan(), validated once, up front: a wrong option is an error
+// before any file is read.
+import type { DetectOptions } from '../engine/detect.js';
+import type { DetectorId } from '../types.js';
+import { trustAnchorsPem } from './trust-anchors.js';
+import { validateChecks } from './validate.js';
+
+export interface CommonOptions {
+  /** Detector ids to run (see detectors()); all of them when omitted. An unknown or repeated id throws CheckSelectionError. */
+  checks?: readonly DetectorId[];
+  /**
+   * C2PA trust anchors: PEM text, or the path of a PEM file. With them, a manifest whose signer
+   * chains to one is `trusted` and its `signature_verified` is true. The CLI's stored anchors
+   * (`provenance trust add`) are not read: a library call uses only what it is given.
+   */
+  trustAnchors?: string;
+  /** Aborts the call: it rejects (or the scan's loop throws) with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+export function detectOptions(options: CommonOptions): DetectOptions {
+  validateChecks(options.checks);
+  const pem = trustAnchorsPem(options.trustAnchors);
+  return { ...(options.checks ? { checks: [...options.checks] } : {}), ...(pem ? { trustAnchorsPem: pem } : {}) };
+}

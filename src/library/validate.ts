@@ -1,0 +1,30 @@
+// The checks of scan()'s options that need nothing loaded (no file system, no engine), so that
+// scan() can throw for them at once while the engine is still loaded lazily (entry.ts).
+import { resolveChecks } from '../engine/checks.js';
+import type { DetectorId } from '../types.js';
+
+export function validateChecks(checks: readonly DetectorId[] | undefined): void {
+  if (checks !== undefined && !Array.isArray(checks)) throw new TypeError('checks must be an array of detector ids.');
+  resolveChecks(checks);
+}
+
+export function validateConcurrency(n: number | undefined): void {
+  if (n !== undefined && (!Number.isInteger(n) || n < 1 || n > 256)) throw new RangeError('concurrency must be a whole number from 1 to 256.');
+}
+
+export function validateFlag(value: boolean | undefined, name: string): boolean | undefined {
+  if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`${name} must be true or false.`);
+  return value;
+}
+
+export function validateGlobs(value: readonly string[] | undefined, name: string): readonly string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((g) => typeof g !== 'string' || !g)) throw new TypeError(`${name} must be an array of glob patterns.`);
+  return value;
+}
+
+export function validateInputs<T>(inputs: T): void {
+  const list = typeof inputs === 'string' ? [inputs] : (inputs as unknown);
+  const iterable = list !== null && typeof list === 'object' && (Symbol.iterator in list || Symbol.asyncIterator in list);
+  if (!iterable) throw new TypeError('scan takes a path, or an iterable of paths.');
+}

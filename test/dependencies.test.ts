@@ -1,0 +1,101 @@
+// Dependencies on the Node versions the README promises (issue 17, point 8): `npm install` on
+// Node 20 must not warn EBADENGINE. fastify's light-my-request asks for cookie ^2, whose engines
+// say Node >= 22; package.json overrides it with cookie 1.1, which has the same
+// stringifySetCookie({name, value}) that light-my-request calls and supports Node >= 18.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from './helpers/corpus.js';
+
+const NODE_FLOOR = 20;
+
+/** The lowest major version an `engines.node` range like ">=18" or "^20 || >=22" admits. */
+function lowestMajor(range: string): number {
+  return Math.min(...[...range.matchAll(/(\d+)(?:\.\d+)*/g)].map((m) => Number(m[1])));
+}
+
+describe('the installed tree supports Node 20', () => {
+  it('every installed package admits Node 20 in its engines (what npm checks for EBADENGINE)', () => {
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { engines?: { node?: string }; dev?: boolean }> };
+    const refusing = Object.entries(lock.packages)
+      .filter(([path, p]) => path && typeof p.engines?.node === 'string' && lowestMajor(p.engines.node) > NODE_FLOOR)
+      .map(([path, p]) => `${path} (node ${p.engines!.node})`);
+    expect(refusing).toEqual([]);
+  });
+
+  it('light-my-request (fastify inject) sends cookies with the overridden cookie package', async () => {
+    const require = createRequire(join(ROOT, 'node_modules', 'light-my-request', 'package.json'));
+    expect(JSON.parse(readFileSync(require.resolve('cookie/package.json'), 'utf8')).version).toMatch(/^1\./);
+    const app = Fastify();
+    app.get('/echo', async (request) => ({ cookie: request.headers.cookie }));
+    const res = await app.inject({ method: 'GET', url: '/echo', cookies: { session: 'a b', other: '1' } });
+    expect(res.json()).toEqual({ cookie: 'session=a%20b; other=1' });
+    await app.close();
+  });
+});
+
+describe('.ci/run', () => {
+  const run = readFileSync(join(ROOT, '.ci', 'run'), 'utf8');
+
+  /**
+   * The lines of .ci/run that choose the Node versions, run by bash with `node` on PATH a stand-in
+   * that reports `version`: the versions fetched from the registry (or the refusal).
+   */
+  function chosenVersions(version: string) {
+    const own = /^own_major=.*\nif \[[\s\S]*?\nfi\n/m.exec(run)?.[0];
+    const choice = /^registry_versions=\(\)\n.*\n/m.exec(run)?.[0];
+    expect(own, 'the own-version check').toBeDefined();
+    expect(choice, 'the version choice').toBeDefined();
+    const bin = mkdtempSync(join(tmpdir(), 'prov-ci-node-'));
+    try {
+      const major = version.slice(1).split('.')[0];
+      writeFileSync(join(bin, 'node'), `#!/bin/sh\n[ "$1" = --version ] && { echo ${version}; exit 0; }\n[ "$1" = -p ] && { echo ${major}; exit 0; }\nexit 99\n`, { mode: 0o755 });
+      return spawnSync('bash', ['-c', `set -euo pipefail\n${own}${choice}echo "\${registry_versions[*]}"`], {
+        encoding: 'utf8',
+        env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+      });
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
+  }
+
+  it("runs the suite on Node 20, 22 and 24: each but the machine's own from the registry, then the machine's with npm test", () => {
+    for (const [own, fetched] of [
+      ['v20.20.2', '22 24'],
+      ['v22.12.0', '20 24'],
+      ['v24.1.0', '20 22'],
+      ['v26.0.0', '20 22 24'],
+    ] as const) {
+      const chosen = chosenVersions(own);
+      expect(chosen.status, `${own}: ${chosen.stderr}`).toBe(0);
+      expect(chosen.stdout, own).toBe(`${fetched}\n`);
+    }
+    // The check reads the real major version the way the stand-in answers it.
+    const major = execFileSync('bash', ['-c', /^own_major=.*$/m.exec(run)![0] + '\necho "$own_major"'], { encoding: 'utf8' });
+    expect(major).toBe(`${process.versions.node.split('.')[0]}\n`);
+    // Every chosen version: the registry's node package, the whole suite on it.
+    expect(run).toMatch(/for version in "\$\{registry_versions\[@\]\}"; do[\s\S]*"node@\$\{version\}"[\s\S]*node_modules\/vitest\/vitest\.mjs run\n/);
+  });
+
+  it('refuses, in one line, a machine whose Node is older than 20', () => {
+    const chosen = chosenVersions('v18.19.0');
+    expect(chosen.status).toBe(1);
+    expect(chosen.stderr).toBe(".ci/run: this machine's Node is v18.19.0; the project needs Node 20 or newer (install it, then run .ci/run again).\n");
+  });
+
+  it("ends with exactly the README's test command", () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const testCommand = /Run the tests:\n\n```sh\n(.+)\n```/.exec(readme)?.[1];
+    const lastCommand = run
+      .trim()
+      .split('\n')
+      .filter((l) => l.trim() && !l.trim().startsWith('#'))
+      .at(-1);
+    expect(testCommand).toBe('npm test');
+    expect(lastCommand).toBe(testCommand);
+  });
+});

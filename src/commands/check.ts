@@ -261,7 +261,6 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
   let progress = terminal ? new LiveProgress(stats, io.stderr as NodeJS.WriteStream, stderrColor) : undefined;
 
   const expandOptions = { filter: makePathFilter(options.include, options.exclude, { caseSensitive: options.caseSensitive }) };
-  announceTerminalStdin(options.inputs, options.filesFrom, io);
   const usesStdin = options.inputs.includes(STDIN) || options.filesFrom === STDIN;
   const walk: AsyncIterable<CheckItem> = remote ? remote.expand(allInputs(options, io.stdin), expandOptions) : expandInputs(allInputs(options, io.stdin), expandOptions);
   const items = new ReadAhead(walk, READ_AHEAD);
@@ -283,6 +282,8 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
   };
   process.on('SIGINT', onInterrupt);
   process.on('SIGTERM', onInterrupt);
+  // Told once Ctrl-C is handled: a Ctrl-C typed the moment the line shows ends the run as above.
+  announceTerminalStdin(options.inputs, options.filesFrom, io);
 
   // Each line goes out whole (a few lines per write to a pipe or file), so whatever was written
   // before an interrupt is whole; lines still waiting are written before the run ends.

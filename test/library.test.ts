@@ -292,7 +292,7 @@ describe('ProvenanceClient against the daemon', () => {
     const gone = await client.detect({ upload: 'upl_doesnotexist000000000000' }).catch((e: unknown) => e);
     expect(gone).toBeInstanceOf(NotFoundError);
     expect(gone).toMatchObject({ status: 404, type: 'not_found', param: 'upload', requestId: expect.stringMatching(/^req_/) });
-    const wrongKey = new ProvenanceClient({ apiKey: `${key.slice(0, -1)}x`, baseUrl });
+    const wrongKey = new ProvenanceClient({ apiKey: `${key.slice(0, -1)}${key.endsWith('x') ? 'y' : 'x'}`, baseUrl });
     const auth = await wrongKey.detect({ bytes: tinyPng() }).catch((e: unknown) => e);
     expect(auth).toBeInstanceOf(AuthenticationError);
     expect(auth).toMatchObject({ status: 401, type: 'authentication_error' });

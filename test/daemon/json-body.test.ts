@@ -80,6 +80,9 @@ describe('parseDetectJson: when the shortcut takes media (the rest always equals
     ['with media keys nested before and after', `{"opts":{"media":"x"},"media":"${big}","more":[{"media":"y"}]}`],
     ['under an escaped key', `{"med\\u0069a":"${big}"}`],
     ['with whitespace everywhere', ` {\t"checks" : [ "c2pa" ] ,\r\n "media" :\n "${big}" } `],
+    // Line breaks and tabs outside the value are JSON's whitespace: only those inside it count.
+    ['with a line break right before and right after the value', `{"media":\n"${big}"\n}`],
+    ['with a tab right before the value and CR LF right after it', `{"media":\t"${big}"\r\n}`],
   ])('taken: %s', (_name, text) => {
     expect(rawMedia(text)).toBe(big);
   });

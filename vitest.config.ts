@@ -31,6 +31,7 @@ const isolated = {
 //     subprocesses on the embedded store); sign-in itself is signin.test.ts, run on both.
 const CONTRACT_FILES = [
   'test/daemon/detect.test.ts',
+  'test/daemon/catalogue.test.ts',
   'test/daemon/uploads.test.ts',
   'test/daemon/limits.test.ts',
   'test/daemon/oversize.test.ts',
@@ -47,6 +48,7 @@ const CONTRACT_FILES = [
   'test/daemon/dashboard-requests.test.ts',
   'test/daemon/transport-errors.test.ts',
   'test/daemon/browser.test.ts',
+  'test/daemon/hostile-input.test.ts',
 ];
 const POSTGRES_ONLY = 'test/postgres/**/*.test.ts';
 

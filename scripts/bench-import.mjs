@@ -1,4 +1,4 @@
-// What `import 'provenance'` costs a fresh process, side by side with `node -e 0` (issue 16:
+// What `import 'provenance-check'` costs a fresh process, side by side with `node -e 0` (issue 16:
 // at most 15 ms more). Runs are interleaved (A, B, C, A, B, C, ...) so that a busy moment of a
 // shared machine falls on every command alike; the medians and their difference are printed.
 // The entry is imported by name: the package resolves itself through its "exports", as it
@@ -30,7 +30,7 @@ const commands = [
   ['node -e 0', ['-e', '0']],
   ['node --input-type=module -e 0', ['--input-type=module', '-e', '0']],
   ['node empty.mjs (an empty ES module file)', [empty]],
-  ["node --input-type=module -e \"import 'provenance'\"", ['--input-type=module', '-e', "import 'provenance'"]],
+  ["node --input-type=module -e \"import 'provenance-check'\"", ['--input-type=module', '-e', "import 'provenance-check'"]],
 ];
 
 function once(args) {
@@ -45,7 +45,7 @@ function once(args) {
 // machine swing by more than the figure being measured.
 const inProcess = [
   ['await import(empty.mjs)', empty],
-  ["await import('provenance')", 'provenance'],
+  ["await import('provenance-check')", 'provenance-check'],
 ];
 function timedImport(specifier) {
   const code = `const t = performance.now(); await import(${JSON.stringify(specifier)}); process.stdout.write(String(performance.now() - t));`;
@@ -70,7 +70,7 @@ const medians = times.map(median);
 console.log(`node ${process.version}, ${rounds} interleaved rounds, median wall time of a whole process:`);
 commands.forEach(([label], i) => console.log(`  ${medians[i].toFixed(1).padStart(7)} ms  ${label}`));
 const extra = medians[3] - medians[0];
-console.log(`import 'provenance' costs ${extra.toFixed(1)} ms more than node -e 0 (target: at most 15 ms), ${(medians[3] - medians[2]).toFixed(1)} ms more than an empty ES module file`);
+console.log(`import 'provenance-check' costs ${extra.toFixed(1)} ms more than node -e 0 (target: at most 15 ms), ${(medians[3] - medians[2]).toFixed(1)} ms more than an empty ES module file`);
 const importMedians = importTimes.map(median);
 console.log('timed inside a fresh process (median):');
 inProcess.forEach(([label], i) => console.log(`  ${importMedians[i].toFixed(1).padStart(7)} ms  ${label}`));

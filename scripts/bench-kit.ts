@@ -1,6 +1,8 @@
 // What the benches that start daemons share: their command-line options, and the wait for a
 // started daemon's `listening on URL` line.
 import type { ChildProcess } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** `--name VALUE` from this script's arguments, else the fallback. */
 export function benchOption(name: string, fallback: string, args = process.argv.slice(2)): string {
@@ -19,4 +21,11 @@ export function listeningUrl(child: ChildProcess): Promise<string> {
     });
     child.on('exit', (code) => rej(new Error(`daemon exited ${code}`)));
   });
+}
+
+/** Every file under `dir`, recursively (in the order the file system gives them). */
+export function listFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
 }

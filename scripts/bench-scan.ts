@@ -10,35 +10,29 @@
 // With them, the scan cache (issue 19): the folder's first scan with --incremental (an empty
 // cache) and its rescan, and a rescan of 100,000 small files (.bench/small-100k, whose cache is
 // filled once before the rounds).
+// With them, the AI-marks checks (issue 23): the mixed camera folder (.bench/camera-1000, made
+// from the shared corpus's camera files by test/helpers/camera-folder.ts) scanned with every
+// check and with --catalogue hosted, and the pixel floor beside it (bench-decode-floor.ts: only
+// the decodes the watermark check needs, split over two processes); skipped with a notice when
+// ../shared/corpus is absent. The watermark check against the reference decoder is
+// scripts/bench-watermark.ts, which `npm run bench` runs after this one.
 // `npm run bench -- --rss` also scans a 10,000-file folder and reports peak RSS and order.
 // Figures go into docs/PERFORMANCE.md by hand; nothing here is a pass/fail test.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { shellQuote, terminalCommand } from '../test/helpers/terminal.js';
 import { sha256Ms } from './machine-speed.js';
-import { APPLE_MAKER_NOTE, concat, exifApp1, makePki, signC2pa, simpleManifest, tinyJpeg, tinyPng } from '../test/fixtures/make.js';
+import { APPLE_MAKER_NOTE, concat, exifApp1, makePki, signC2pa, simpleManifest, stampJpeg as stamp, tinyJpeg, tinyPng } from '../test/fixtures/make.js';
+import { listFiles } from './bench-kit.js';
+import { cameraSources, makeCameraFolder } from '../test/helpers/camera-folder.js';
 
 const ROOT = resolve('.');
 const BENCH = join(ROOT, '.bench');
 const BIN = join(ROOT, 'bin', 'provenance.js');
 
-/** A JPEG comment segment right after SOI: same pixels, unique bytes (and sha256) per file. */
-function stamp(jpeg: Uint8Array, text: string): Uint8Array {
-  const body = Buffer.from(text, 'latin1');
-  const seg = Buffer.alloc(4);
-  seg.writeUInt16BE(0xfffe, 0);
-  seg.writeUInt16BE(body.length + 2, 2);
-  return concat(jpeg.subarray(0, 2), seg, body, jpeg.subarray(2));
-}
-
-function listFiles(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name));
-}
 
 async function buildScanFolder(dir: string, cameras: number, signedCount: number): Promise<void> {
   // Beside the folder, not in it: the scan must see only the benchmark's files.
@@ -178,6 +172,10 @@ interface Round {
   incrementalRescan: Timed;
   /** --incremental on 100,000 small files, all in the cache. */
   smallRescan: Timed;
+  /** The mixed camera folder: every check, --catalogue hosted, and the pixel floor split in two. */
+  cameraFull?: Timed;
+  cameraHosted?: Timed;
+  cameraDecodeSplit?: Timed;
 }
 
 function median(values: number[]): number {
@@ -186,10 +184,10 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** Bundles scripts/bench-floor.ts once, so the floor's wall time holds no build step. */
-async function buildFloor(): Promise<string> {
-  const outfile = join(ROOT, 'node_modules', '.cache', 'bench-floor.mjs');
-  await build({ entryPoints: ['scripts/bench-floor.ts'], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
+/** Bundles a floor script once (scripts/bench-floor.ts, ...), so its wall time holds no build step. */
+async function buildFloor(script = 'bench-floor'): Promise<string> {
+  const outfile = join(ROOT, 'node_modules', '.cache', `${script}.mjs`);
+  await build({ entryPoints: [`scripts/${script}.ts`], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
   return outfile;
 }
 
@@ -204,6 +202,18 @@ async function main(): Promise<void> {
   console.log(`${files.length} files, ${(bytes / 1048576).toFixed(0)} MiB, ${availableParallelism()} cores, node ${process.version}`);
 
   const floorScript = await buildFloor();
+  // The camera folder: from the shared corpus's camera files, when the corpus is beside us.
+  const corpusFiles = join(ROOT, '..', 'shared', 'corpus', 'files');
+  const cameraDir = join(BENCH, 'camera-1000');
+  const cameraSourceNames = cameraSources(corpusFiles);
+  let cameraFiles: string[] = [];
+  if (cameraSourceNames.length) {
+    console.log('building the mixed camera folder (cached in .bench/) ...');
+    cameraFiles = await makeCameraFolder(cameraDir, 1000, corpusFiles, cameraSourceNames);
+  } else {
+    console.log(`NOTICE: ${corpusFiles} is absent or holds no camera file: the camera-folder rows (every check vs --catalogue hosted) are skipped`);
+  }
+  const decodeFloor = cameraFiles.length ? await buildFloor('bench-decode-floor') : '';
   const SMALL = 100_000;
   const smallDir = join(BENCH, 'small-100k');
   console.log(`building a folder of ${SMALL.toLocaleString('en-US')} small files (cached in .bench/) ...`);
@@ -245,6 +255,10 @@ async function main(): Promise<void> {
     warmCache(files);
     return timed(...commands);
   };
+  const runCamera = (...commands: [string, string[]][]) => {
+    warmCache(cameraFiles);
+    return timed(...commands);
+  };
   const incremental = node(BIN, 'check', '--json', '--incremental', scanDir);
   const runWithEmptyCache = (...commands: [string, string[]][]) => {
     rmSync(BENCH_CACHE, { recursive: true, force: true });
@@ -263,6 +277,13 @@ async function main(): Promise<void> {
       incrementalRescan: checkLines('the --incremental rescan', await run(incremental), n),
       // The small files are not warmed: a stat needs the inodes, not the bytes, and they stay cached.
       smallRescan: checkLines('the rescan of the small files', await timed(node(BIN, 'check', '--json', '--incremental', smallDir), smallCache), SMALL),
+      ...(cameraFiles.length
+        ? {
+            cameraFull: checkLines('the camera folder, every check', await runCamera(node(BIN, 'check', '--json', cameraDir)), cameraFiles.length),
+            cameraHosted: checkLines('the camera folder, --catalogue hosted', await runCamera(node(BIN, 'check', '--json', '--catalogue', 'hosted', cameraDir)), cameraFiles.length),
+            cameraDecodeSplit: await runCamera(node(decodeFloor, cameraDir, '0/2'), node(decodeFloor, cameraDir, '1/2')),
+          }
+        : {}),
     });
   }
   const ms = (pick: (r: Round) => Timed | undefined) => median(rounds.map((r) => pick(r)?.ms ?? NaN));
@@ -296,6 +317,24 @@ async function main(): Promise<void> {
   console.log(`incremental rescan / plain scan: ${paired((r) => r.incrementalRescan, (r) => r.scan)}`);
   console.log(`first incremental scan / plain scan: ${paired((r) => r.incrementalFirst, (r) => r.scan)} (the cost of storing)`);
   console.log(`${SMALL.toLocaleString('en-US')}-file rescan: ${(SMALL / (small / 1000)).toFixed(0)} files/s (target >= 20,000)`);
+  if (cameraFiles.length) {
+    const cameraRow = (label: string, wall: number) => console.log(`| ${label} | ${(wall / 1000).toFixed(2)} s | ${(cameraFiles.length / (wall / 1000)).toFixed(0)} |`);
+    console.log(`\nthe mixed camera folder (${cameraFiles.length} pictures from ${cameraSourceNames.join(', ')}):\n`);
+    console.log(`| run | wall time | files/s |`);
+    console.log(`|---|---|---|`);
+    cameraRow('provenance check --json (every check)', ms((r) => r.cameraFull));
+    cameraRow('provenance check --json --catalogue hosted', ms((r) => r.cameraHosted));
+    const decoded = rounds[0]!.cameraDecodeSplit!.stdout.trim().split('\n').filter(Boolean);
+    const megapixels = decoded.reduce((sum, px) => sum + Number(px), 0) / 1e6;
+    cameraRow(`pixel floor: only the decodes the watermark check needs (${decoded.length} pictures, ${megapixels.toFixed(0)} MP), two processes`, ms((r) => r.cameraDecodeSplit));
+    console.log(`\nevery check / --catalogue hosted: ${paired((r) => r.cameraFull, (r) => r.cameraHosted)} (target <= 1.5x)`);
+    console.log(`(hosted scan + pixel floor) / hosted scan: ${paired((r) => ({ ms: r.cameraHosted!.ms + r.cameraDecodeSplit!.ms, stdout: '' }), (r) => r.cameraHosted)} (the least the full catalogue can cost)`);
+    const found: Record<string, number> = {};
+    for (const line of rounds[0]!.cameraFull!.stdout.trim().split('\n')) {
+      for (const m of JSON.parse(line).matches ?? []) if (m.result === 'found') found[m.check] = (found[m.check] ?? 0) + 1;
+    }
+    console.log(`found in the camera folder: ${JSON.stringify(found)} (generator_metadata and invisible_watermark must be absent: no false positive)`);
+  }
   const scan = rounds.map((r) => r.scan).sort((x, y) => x.ms - y.ms)[Math.floor(rounds.length / 2)]!;
   // 1.9 MB, the size of the corpus JPEG bench-daemon.ts hashes, so the two benches' figures compare.
   console.log(`machine speed at the end: SHA-256 of 1.9 MB in ${sha256Ms(Buffer.alloc(1957448, 7)).toFixed(2)} ms, one thread`);

@@ -1,4 +1,4 @@
-// Damage sweep of the scan cache (README, "Rescans: --incremental"): builds a real cache of a
+// Damage sweep of the scan cache (docs/CACHE.md): builds a real cache of a
 // folder (with a free tree: another folder's entries stored, then pruned), then for every page
 // of its data file and each kind of damage, damages a copy, and runs in subprocesses a scan of
 // the folder (plus 20 files not in the cache, so that it writes), the same scan again, and

@@ -1,7 +1,7 @@
 // Command-line entry: parses flags with commander, then hands a plain options object to a
 // command's run function. Commands are imported lazily so `--help` and each command load only
 // what they use (cold start is measured in docs/PERFORMANCE.md).
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, Help, InvalidArgumentError, Option } from 'commander';
 import { registerDaemonCommands } from './commands/daemon-cli.js';
 import { EXIT, processIO, type CommandIO } from './commands/io.js';
 import { guardOutput } from './commands/output-guard.js';
@@ -22,6 +22,7 @@ Exit codes:
 
 interface CheckFlags {
   checks?: string;
+  catalogue?: string;
   json: boolean;
   trustAnchors?: string;
   explain: boolean;
@@ -40,6 +41,7 @@ interface CheckFlags {
   cache: boolean;
   incremental?: boolean;
   cacheMax?: string;
+  html?: string;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -58,6 +60,13 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
     })
+    // "(default: false)" on a flag and "(default: [])" on a repeatable option say nothing a user
+    // needs, and doubled a default the description already gives; every command inherits this.
+    .configureHelp({
+      optionDescription(option) {
+        return Help.prototype.optionDescription.call(this, option).replace(/ \(default: (false|\[\])\)$/, '');
+      },
+    })
     .exitOverride();
 
   program
@@ -65,17 +74,19 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
     .description('Check files, folders (recursively, in sorted order) or - (standard input): offline, or with the /v1 API once logged in.')
     .argument('[inputs...]', 'files, folders, - for standard input, or (remote checks) http(s) URLs')
     .addOption(new Option('--checks <ids>', 'comma-separated detector ids to run (default: all)'))
+    .option('--catalogue <name>', 'full (every detector) or hosted (exactly the hosted service\'s five, for testing clients against the hosted contract); default: the catalogue setting, else full')
     .option('--json', 'one JSON line per input (NDJSON): the /v1 detection result plus "source"', false)
+    .option('--html <file>', 'also write the scan report to FILE: one self-contained HTML page (thumbnails, chart, filters, each file\'s card), written as the scan goes')
     .option('--files-from <file>', 'also check the paths listed in FILE (- for standard input), one per line')
     .option('-0, --null', 'with --files-from: the list is NUL-separated (find -print0)', false)
     .option('--include <glob>', 'in folders, check only files matching GLOB (repeatable; *.jpg matches names, a/**/b paths; any letter case)', collect, [])
     .option('--exclude <glob>', 'in folders, skip files and folders matching GLOB (repeatable)', collect, [])
-    .option('--case-sensitive', '--include/--exclude match letter case exactly (default: *.jpg also matches IMG_1.JPG)', false)
+    .option('--case-sensitive', '--include/--exclude match letter case exactly (without it, *.jpg also matches IMG_1.JPG)', false)
     .option('--concurrency <n>', 'worker threads for folders and lists (default: the available cores; at most 4 per core); remote checks: requests in flight (default 4)', parseWhole)
     .option('--fail-on <check=result>', 'exit 4 when any file has this result, e.g. c2pa=not_found (repeatable; the check must run); also when no file was checked', collect, [])
     .option('--allow-empty', 'with --fail-on: a run that checked no file exits 0, not 4', false)
     .option('--summary', 'at the end, write the counts as JSON on standard error', false)
-    .option('-q, --quiet', 'no progress display', false)
+    .option('-q, --quiet', 'no progress display and no closing table on stderr', false)
     .option('--trust-anchors <file>', 'PEM file of C2PA trust anchors, instead of those kept with `provenance trust`')
     .option('--explain', 'spell out each C2PA validation code in a sentence', false)
     .option('--local', 'check on this machine even when logged in to an API', false)
@@ -92,6 +103,7 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
           {
             inputs,
             checks,
+            catalogue: opts.catalogue,
             json: opts.json,
             trustAnchors: opts.trustAnchors,
             explain: opts.explain,
@@ -110,6 +122,7 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
             cache: opts.cache,
             incremental: opts.incremental,
             cacheMax: opts.cacheMax,
+            html: opts.html,
           },
           io,
         ),
@@ -122,7 +135,7 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
   trust
     .command('add')
     .description('Add the certificates of a PEM file as trust anchors.')
-    .argument('<file>', 'PEM file, e.g. C2PA-TRUST-LIST.pem from the C2PA trust list')
+    .argument('<file>', 'PEM file, e.g. C2PA-TRUST-LIST.pem, the C2PA trust list: https://github.com/c2pa-org/conformance-public/tree/main/trust-list (download it first)')
     .action(async (file: string) => {
       const { runTrustAdd } = await import('./commands/trust.js');
       setExit(await runTrustAdd({ file }, io));
@@ -149,9 +162,10 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
     .description('List the detector catalogue.')
     .option('--json', 'print the body of GET /v1/detectors', false)
     .option('--remote', "list the configured API's detectors (GET /v1/detectors; no key needed)", false)
-    .action(async (opts: { json: boolean; remote: boolean }) => {
+    .option('--catalogue <name>', "full or hosted (the hosted service's five); default: the catalogue setting, else full")
+    .action(async (opts: { json: boolean; remote: boolean; catalogue?: string }) => {
       const { runDetectors } = await import('./commands/detectors.js');
-      setExit(await runDetectors({ json: opts.json, remote: opts.remote }, io));
+      setExit(await runDetectors({ json: opts.json, remote: opts.remote, catalogue: opts.catalogue }, io));
     });
 
   registerRemoteCommands(program, io, setExit);
@@ -195,8 +209,11 @@ export async function main(argv: string[], io: CommandIO = processIO()): Promise
     await program.parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {
-      const helpOrVersion = ['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(err.code);
-      return helpOrVersion ? EXIT.ok : EXIT.usage;
+      // Help asked for (--help, `help CMD`) goes to stdout, exit 0. Help shown because something
+      // was missing (`provenance daemon` without a subcommand, `help nope`) goes to stderr with
+      // commander's exit code 1: a usage error here.
+      const asked = ['commander.helpDisplayed', 'commander.version'].includes(err.code) || (err.code === 'commander.help' && err.exitCode === 0);
+      return asked ? EXIT.ok : EXIT.usage;
     }
     throw err;
   }

@@ -1,4 +1,4 @@
-// The library's public entry, `import { ... } from 'provenance'`. Everything here is what the
+// The library's public entry, `import { ... } from 'provenance-check'`. Everything here is what the
 // CLI is built on: check() and scan() run the engine as `provenance check` does, and
 // ProvenanceClient is the /v1 client of its remote mode. Importing this module loads neither
 // the c2pa-rs WebAssembly, nor an HTTP stack, nor the daemon or the terminal UI: each is loaded
@@ -39,7 +39,10 @@ export { InputError } from './engine/input-error.js';
 export { TrustAnchorError } from './config/trust-anchor-error.js';
 export {
   DETECTOR_IDS,
+  HOSTED_DETECTOR_IDS,
+  WATERMARK_PAYLOADS,
   type C2paClaims,
+  type CatalogueName,
   type C2paValidation,
   type CheckResult,
   type DetectionResult,
@@ -47,8 +50,11 @@ export {
   type DetectorInfo,
   type DetectorStatus,
   type ErrorInfo,
+  type GeneratorRecord,
   type Match,
   type MediaInfo,
   type UploadRecord,
   type ValidationState,
+  type WatermarkPayload,
+  type WatermarkRecord,
 } from './types.js';

@@ -1,7 +1,8 @@
 // The /v1 shapes (SPEC 2, CONTRACT "Detection result"), shared by the engine, the CLI, and
 // later the daemon and the API client. One place, so the offline and remote paths cannot drift.
 
-export const DETECTOR_IDS = [
+/** The hosted service's five detectors (SPEC 2.1), in catalogue order. */
+export const HOSTED_DETECTOR_IDS = [
   'c2pa',
   'watermark_a',
   'watermark_b',
@@ -9,7 +10,16 @@ export const DETECTOR_IDS = [
   'camera_reference',
 ] as const;
 
+/** Every detector, in catalogue order: the hosted five, then the ones this project adds
+ * (CONTRACT "Detectors beyond the hosted catalogue"). */
+export const DETECTOR_IDS = [...HOSTED_DETECTOR_IDS, 'generator_metadata', 'invisible_watermark'] as const;
+
 export type DetectorId = (typeof DETECTOR_IDS)[number];
+
+/** `full`: every detector (the default); `hosted`: exactly the hosted five, for testing clients
+ * against the hosted contract. */
+export type CatalogueName = 'full' | 'hosted';
+export const CATALOGUE_NAMES: readonly CatalogueName[] = ['full', 'hosted'];
 export type DetectorStatus = 'available' | 'planned';
 export type CheckResult = 'found' | 'not_found' | 'unavailable';
 export type ValidationState = 'valid' | 'invalid' | 'trusted';
@@ -54,6 +64,34 @@ export interface C2paClaims {
   ingredients?: number;
 }
 
+/** What a generator wrote into the file (CONTRACT: generator_metadata's found match). */
+export interface GeneratorRecord {
+  /** `automatic1111`, `comfyui`, `invokeai`, `novelai`, `swarmui`, `fooocus`, ... (lower case). */
+  tool: string;
+  /** The program by name when the record says which one (a fork of AUTOMATIC1111, a version). */
+  app?: string;
+  /** Which record was read: `png:tEXt:parameters`, `exif:UserComment`, `alpha-lsb:stealth_pngcomp`, ... */
+  where: string;
+  model?: string;
+  /** A string: seeds go past 2^53. */
+  seed?: string;
+  /** At most 500 characters. */
+  prompt?: string;
+  /** For records the generator signs (NovelAI's Ed25519 signed_hash); absent otherwise. */
+  signature?: 'valid' | 'invalid';
+}
+
+export const WATERMARK_PAYLOADS = ['sdxl48', 'StableDiffusionV1', 'StableDiffusionV1-Inpainting', 'SDV2', 'InvokeAI'] as const;
+export type WatermarkPayload = (typeof WATERMARK_PAYLOADS)[number];
+
+/** An invisible-watermark mark read from the pixels (CONTRACT: invisible_watermark's found match). */
+export interface WatermarkRecord {
+  method: 'dwtDct';
+  payload: WatermarkPayload;
+  bits_matched: number;
+  bits_total: number;
+}
+
 export interface Match {
   check: DetectorId;
   result: CheckResult;
@@ -63,6 +101,12 @@ export interface Match {
   claims?: C2paClaims;
   /** On `unavailable`: one sentence saying why. */
   reason?: string;
+  /** On a found generator_metadata match. */
+  generator?: GeneratorRecord;
+  /** On a found invisible_watermark match. */
+  watermark?: WatermarkRecord;
+  /** A sentence on a result that needs one (a picture too small or too large to carry a watermark). */
+  note?: string;
 }
 
 export interface DetectionResult {

@@ -40,15 +40,15 @@ describe('the C2PA card', () => {
     expect(await card('ai-v2')).toMatchInlineSnapshot(`
       "ai-v2.jpg
         image/jpeg · <size> · sha256 <sha256>
-        c2pa              found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
-                          AI-generated   yes: trainedAlgorithmicMedia (made by a generative AI model), named by its c2pa.created action
-                          signed by      Provenance Test Signer (certificate: provenance fixtures)
-                          signed at      <time> UTC
-                          app or device  provenance-fixtures/1.0
-                          actions        c2pa.created (trainedAlgorithmicMedia)
-                          ingredients    none
-                          validation     credential intact (hashes and signature match); signer not checked against a trust list (no trust anchors configured)
-                          assertions     c2pa.actions.v2
+        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+                             AI-generated   yes: trainedAlgorithmicMedia (made by a generative AI model), named by its c2pa.created action
+                             signed by      Provenance Test Signer (certificate: provenance fixtures)
+                             signed at      <time> UTC
+                             app or device  provenance-fixtures/1.0
+                             actions        c2pa.created (trainedAlgorithmicMedia)
+                             ingredients    none
+                             validation     credential intact (hashes and signature match); signer not checked against a trust list (no trust anchors configured)
+                             assertions     c2pa.actions.v2
 
       "
     `);
@@ -64,15 +64,15 @@ describe('the C2PA card', () => {
     expect(await card('capture', { anchors: set.pki.rootPem })).toMatchInlineSnapshot(`
       "capture.jpg
         image/jpeg · <size> · sha256 <sha256>
-        c2pa              found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
-                          AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
-                          signed by      Provenance Test Signer (certificate: provenance fixtures)
-                          signed at      <time> UTC
-                          app or device  provenance-fixtures/1.0
-                          actions        c2pa.created (digitalCapture)
-                          ingredients    none
-                          validation     credential intact, signer chains to a trusted anchor
-                          assertions     c2pa.actions.v2
+        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+                             AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
+                             signed by      Provenance Test Signer (certificate: provenance fixtures)
+                             signed at      <time> UTC
+                             app or device  provenance-fixtures/1.0
+                             actions        c2pa.created (digitalCapture)
+                             ingredients    none
+                             validation     credential intact, signer chains to a trusted anchor
+                             assertions     c2pa.actions.v2
 
       "
     `);
@@ -82,15 +82,15 @@ describe('the C2PA card', () => {
     expect(await card('capture', { anchors: set.otherPki.rootPem })).toMatchInlineSnapshot(`
       "capture.jpg
         image/jpeg · <size> · sha256 <sha256>
-        c2pa              found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
-                          AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
-                          signed by      Provenance Test Signer (certificate: provenance fixtures)
-                          signed at      <time> UTC
-                          app or device  provenance-fixtures/1.0
-                          actions        c2pa.created (digitalCapture)
-                          ingredients    none
-                          validation     credential intact (hashes and signature match); signer does NOT chain to your trust anchors (signingCredential.untrusted)
-                          assertions     c2pa.actions.v2
+        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+                             AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
+                             signed by      Provenance Test Signer (certificate: provenance fixtures)
+                             signed at      <time> UTC
+                             app or device  provenance-fixtures/1.0
+                             actions        c2pa.created (digitalCapture)
+                             ingredients    none
+                             validation     credential intact (hashes and signature match); signer does NOT chain to your trust anchors (signingCredential.untrusted)
+                             assertions     c2pa.actions.v2
 
       "
     `);
@@ -100,15 +100,15 @@ describe('the C2PA card', () => {
     expect(await card('composite')).toMatchInlineSnapshot(`
       "composite.png
         image/png · <size> · sha256 <sha256>
-        c2pa              found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
-                          AI-generated   yes: compositeWithTrainedAlgorithmicMedia (a composite that includes generative AI output), named by its c2pa.created action
-                          signed by      Provenance Test Signer (certificate: provenance fixtures)
-                          signed at      <time> UTC
-                          app or device  provenance-fixtures/1.0
-                          actions        c2pa.created (compositeWithTrainedAlgorithmicMedia)
-                          ingredients    none
-                          validation     credential intact (hashes and signature match); signer not checked against a trust list (no trust anchors configured)
-                          assertions     c2pa.actions.v2
+        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+                             AI-generated   yes: compositeWithTrainedAlgorithmicMedia (a composite that includes generative AI output), named by its c2pa.created action
+                             signed by      Provenance Test Signer (certificate: provenance fixtures)
+                             signed at      <time> UTC
+                             app or device  provenance-fixtures/1.0
+                             actions        c2pa.created (compositeWithTrainedAlgorithmicMedia)
+                             ingredients    none
+                             validation     credential intact (hashes and signature match); signer not checked against a trust list (no trust anchors configured)
+                             assertions     c2pa.actions.v2
 
       "
     `);
@@ -118,15 +118,15 @@ describe('the C2PA card', () => {
     expect(await card('none')).toMatchInlineSnapshot(`
       "none.jpg
         image/jpeg · <size> · sha256 <sha256>
-        c2pa              found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
-                          AI-generated   not stated: the manifest names no digital source type
-                          signed by      Provenance Test Signer (certificate: provenance fixtures)
-                          signed at      not stated (no time stamp: when it was signed is unknown)
-                          app or device  provenance-fixtures/1.0
-                          actions        c2pa.created
-                          ingredients    none
-                          validation     credential intact (hashes and signature match); signer not checked against a trust list (no trust anchors configured)
-                          assertions     c2pa.actions.v2
+        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+                             AI-generated   not stated: the manifest names no digital source type
+                             signed by      Provenance Test Signer (certificate: provenance fixtures)
+                             signed at      not stated (no time stamp: when it was signed is unknown)
+                             app or device  provenance-fixtures/1.0
+                             actions        c2pa.created
+                             ingredients    none
+                             validation     credential intact (hashes and signature match); signer not checked against a trust list (no trust anchors configured)
+                             assertions     c2pa.actions.v2
 
       "
     `);
@@ -136,15 +136,15 @@ describe('the C2PA card', () => {
     expect(await card('legacy')).toMatchInlineSnapshot(`
       "legacy.jpg
         image/jpeg · <size> · sha256 <sha256>
-        c2pa              found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
-                          AI-generated   yes: the manifest carries the legacy com.adobe.generative-ai assertion
-                          signed by      Provenance Test Signer (certificate: provenance fixtures)
-                          signed at      not stated (no time stamp: when it was signed is unknown)
-                          app or device  provenance-fixtures/1.0
-                          actions        c2pa.created
-                          ingredients    none
-                          validation     credential intact (hashes and signature match); signer not checked against a trust list (no trust anchors configured)
-                          assertions     c2pa.actions.v2, com.adobe.generative-ai
+        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+                             AI-generated   yes: the manifest carries the legacy com.adobe.generative-ai assertion
+                             signed by      Provenance Test Signer (certificate: provenance fixtures)
+                             signed at      not stated (no time stamp: when it was signed is unknown)
+                             app or device  provenance-fixtures/1.0
+                             actions        c2pa.created
+                             ingredients    none
+                             validation     credential intact (hashes and signature match); signer not checked against a trust list (no trust anchors configured)
+                             assertions     c2pa.actions.v2, com.adobe.generative-ai
 
       "
     `);
@@ -154,15 +154,15 @@ describe('the C2PA card', () => {
     expect(await card('edited')).toMatchInlineSnapshot(`
       "edited.jpg
         image/jpeg · <size> · sha256 <sha256>
-        c2pa              found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
-                          AI-generated   yes: compositeWithTrainedAlgorithmicMedia (a composite that includes generative AI output), named by its c2pa.edited action
-                          signed by      Provenance Test Signer (certificate: provenance fixtures)
-                          signed at      not stated (no time stamp: when it was signed is unknown)
-                          app or device  provenance-fixtures/1.0
-                          actions        c2pa.created (digitalCapture), c2pa.edited (compositeWithTrainedAlgorithmicMedia)
-                          ingredients    none
-                          validation     credential intact (hashes and signature match); signer not checked against a trust list (no trust anchors configured)
-                          assertions     c2pa.actions.v2
+        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+                             AI-generated   yes: compositeWithTrainedAlgorithmicMedia (a composite that includes generative AI output), named by its c2pa.edited action
+                             signed by      Provenance Test Signer (certificate: provenance fixtures)
+                             signed at      not stated (no time stamp: when it was signed is unknown)
+                             app or device  provenance-fixtures/1.0
+                             actions        c2pa.created (digitalCapture), c2pa.edited (compositeWithTrainedAlgorithmicMedia)
+                             ingredients    none
+                             validation     credential intact (hashes and signature match); signer not checked against a trust list (no trust anchors configured)
+                             assertions     c2pa.actions.v2
 
       "
     `);
@@ -172,17 +172,17 @@ describe('the C2PA card', () => {
     expect(await card('ingredients')).toMatchInlineSnapshot(`
       "ingredients.jpg
         image/jpeg · <size> · sha256 <sha256>
-        c2pa              found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
-                          AI-generated   not stated: the manifest names no digital source type; an ingredient is marked AI-generated (below)
-                          signed by      Provenance Test Signer (certificate: provenance fixtures)
-                          signed at      <time> UTC
-                          app or device  provenance-fixtures/1.0
-                          actions        c2pa.opened, c2pa.placed
-                          ingredients    2
-                                         ├─ parent.jpg · parentOf · image/jpeg · AI-generated (trainedAlgorithmicMedia) · signed by Provenance Test Signer · credential intact
-                                         └─ logo.png · componentOf · image/png · no credential
-                          validation     credential intact (hashes and signature match); signer not checked against a trust list (no trust anchors configured)
-                          assertions     c2pa.actions.v2
+        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+                             AI-generated   not stated: the manifest names no digital source type; an ingredient is marked AI-generated (below)
+                             signed by      Provenance Test Signer (certificate: provenance fixtures)
+                             signed at      <time> UTC
+                             app or device  provenance-fixtures/1.0
+                             actions        c2pa.opened, c2pa.placed
+                             ingredients    2
+                                            ├─ parent.jpg · parentOf · image/jpeg · AI-generated (trainedAlgorithmicMedia) · signed by Provenance Test Signer · credential intact
+                                            └─ logo.png · componentOf · image/png · no credential
+                             validation     credential intact (hashes and signature match); signer not checked against a trust list (no trust anchors configured)
+                             assertions     c2pa.actions.v2
 
       "
     `);
@@ -192,19 +192,19 @@ describe('the C2PA card', () => {
     expect(await card('deep')).toMatchInlineSnapshot(`
       "deep.jpg
         image/jpeg · <size> · sha256 <sha256>
-        c2pa              found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
-                          AI-generated   not stated: the manifest names no digital source type; an ingredient is marked AI-generated (below)
-                          signed by      Provenance Test Signer (certificate: provenance fixtures)
-                          signed at      not stated (no time stamp: when it was signed is unknown)
-                          app or device  provenance-fixtures/1.0
-                          actions        c2pa.opened
-                          ingredients    1
-                                         └─ gen3.jpg · parentOf · image/jpeg · signed by Provenance Test Signer · credential intact
-                                            └─ gen2.jpg · parentOf · image/jpeg · AI-generated (compositeWithTrainedAlgorithmicMedia) · signed by Provenance Test Signer · credential intact
-                                               └─ gen1.jpg · parentOf · image/jpeg · signed by Provenance Test Signer · credential intact
-                                                  └─ 1 more ingredient (not shown)
-                          validation     credential intact (hashes and signature match); signer not checked against a trust list (no trust anchors configured)
-                          assertions     c2pa.actions.v2
+        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+                             AI-generated   not stated: the manifest names no digital source type; an ingredient is marked AI-generated (below)
+                             signed by      Provenance Test Signer (certificate: provenance fixtures)
+                             signed at      not stated (no time stamp: when it was signed is unknown)
+                             app or device  provenance-fixtures/1.0
+                             actions        c2pa.opened
+                             ingredients    1
+                                            └─ gen3.jpg · parentOf · image/jpeg · signed by Provenance Test Signer · credential intact
+                                               └─ gen2.jpg · parentOf · image/jpeg · AI-generated (compositeWithTrainedAlgorithmicMedia) · signed by Provenance Test Signer · credential intact
+                                                  └─ gen1.jpg · parentOf · image/jpeg · signed by Provenance Test Signer · credential intact
+                                                     └─ 1 more ingredient (not shown)
+                             validation     credential intact (hashes and signature match); signer not checked against a trust list (no trust anchors configured)
+                             assertions     c2pa.actions.v2
 
       "
     `);
@@ -214,19 +214,19 @@ describe('the C2PA card', () => {
     expect(await card('capture', { explain: true }, tamper(set.bytes.capture!, 'image/jpeg'))).toMatchInlineSnapshot(`
       "capture.jpg
         image/jpeg · <size> · sha256 <sha256>
-        c2pa              found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
-                          AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
-                          signed by      Provenance Test Signer (certificate: provenance fixtures)
-                          signed at      <time> UTC
-                          app or device  provenance-fixtures/1.0
-                          actions        c2pa.created (digitalCapture)
-                          ingredients    none
-                          validation     credential INVALID: the pixels changed after signing (assertion.dataHash.mismatch)
-                          why            assertion.dataHash.mismatch: The file's content changed after signing (for an image: the pixels; for audio: the samples): the hash of the bytes outside the manifest no longer matches the one recorded.
-                                           (c2pa-rs: asset hash error, name: jumbf manifest, error: hash verification( Hashes do not match ))
-                                         signingCredential.untrusted: The signing certificate does not chain to a trust anchor you configured (or none are configured), so nothing here vouches for who signed; on its own this does not make the credential invalid (add anchors with \`provenance trust add\`).
-                                           (c2pa-rs: signing certificate untrusted)
-                          assertions     c2pa.actions.v2
+        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+                             AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
+                             signed by      Provenance Test Signer (certificate: provenance fixtures)
+                             signed at      <time> UTC
+                             app or device  provenance-fixtures/1.0
+                             actions        c2pa.created (digitalCapture)
+                             ingredients    none
+                             validation     credential INVALID: the pixels changed after signing (assertion.dataHash.mismatch)
+                             why            assertion.dataHash.mismatch: The file's content changed after signing (for an image: the pixels; for audio: the samples): the hash of the bytes outside the manifest no longer matches the one recorded.
+                                              (c2pa-rs: asset hash error, name: jumbf manifest, error: hash verification( Hashes do not match ))
+                                            signingCredential.untrusted: The signing certificate does not chain to a trust anchor you configured (or none are configured), so nothing here vouches for who signed; on its own this does not make the credential invalid (add anchors with \`provenance trust add\`).
+                                              (c2pa-rs: signing certificate untrusted)
+                             assertions     c2pa.actions.v2
 
       "
     `);
@@ -236,16 +236,16 @@ describe('the C2PA card', () => {
     expect(await card('capture', { explain: true, anchors: set.pki.rootPem })).toMatchInlineSnapshot(`
       "capture.jpg
         image/jpeg · <size> · sha256 <sha256>
-        c2pa              found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
-                          AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
-                          signed by      Provenance Test Signer (certificate: provenance fixtures)
-                          signed at      <time> UTC
-                          app or device  provenance-fixtures/1.0
-                          actions        c2pa.created (digitalCapture)
-                          ingredients    none
-                          validation     credential intact, signer chains to a trusted anchor
-                          why            no validation codes: every check passed and the signer chains to a trusted anchor
-                          assertions     c2pa.actions.v2
+        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+                             AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
+                             signed by      Provenance Test Signer (certificate: provenance fixtures)
+                             signed at      <time> UTC
+                             app or device  provenance-fixtures/1.0
+                             actions        c2pa.created (digitalCapture)
+                             ingredients    none
+                             validation     credential intact, signer chains to a trusted anchor
+                             why            no validation codes: every check passed and the signer chains to a trusted anchor
+                             assertions     c2pa.actions.v2
 
       "
     `);
@@ -255,9 +255,9 @@ describe('the C2PA card', () => {
     expect(await card('xmp-png')).toMatchInlineSnapshot(`
       "xmp-png.png
         image/png · <size> · sha256 <sha256>
-        c2pa              not found
-        xmp hint          says AI-generated: IPTC digital source type compositeWithTrainedAlgorithmicMedia (a composite that includes generative AI output)
-                          unsigned XMP metadata (Iptc4xmpExt:DigitalSourceType): anyone can write, edit or remove it
+        c2pa                 not found
+        xmp hint             says AI-generated: IPTC digital source type compositeWithTrainedAlgorithmicMedia (a composite that includes generative AI output)
+                             unsigned XMP metadata (Iptc4xmpExt:DigitalSourceType): anyone can write, edit or remove it
 
       "
     `);
@@ -267,17 +267,17 @@ describe('the C2PA card', () => {
     expect(await card('xmp-signed')).toMatchInlineSnapshot(`
       "xmp-signed.jpg
         image/jpeg · <size> · sha256 <sha256>
-        c2pa              found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
-                          AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
-                          signed by      Provenance Test Signer (certificate: provenance fixtures)
-                          signed at      not stated (no time stamp: when it was signed is unknown)
-                          app or device  provenance-fixtures/1.0
-                          actions        c2pa.created (digitalCapture)
-                          ingredients    none
-                          validation     credential intact (hashes and signature match); signer not checked against a trust list (no trust anchors configured)
-                          assertions     c2pa.actions.v2
-        xmp hint          says AI-generated: IPTC digital source type trainedAlgorithmicMedia (made by a generative AI model)
-                          unsigned XMP metadata (Iptc4xmpExt:DigitalSourceType): anyone can write, edit or remove it
+        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+                             AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
+                             signed by      Provenance Test Signer (certificate: provenance fixtures)
+                             signed at      not stated (no time stamp: when it was signed is unknown)
+                             app or device  provenance-fixtures/1.0
+                             actions        c2pa.created (digitalCapture)
+                             ingredients    none
+                             validation     credential intact (hashes and signature match); signer not checked against a trust list (no trust anchors configured)
+                             assertions     c2pa.actions.v2
+        xmp hint             says AI-generated: IPTC digital source type trainedAlgorithmicMedia (made by a generative AI model)
+                             unsigned XMP metadata (Iptc4xmpExt:DigitalSourceType): anyone can write, edit or remove it
 
       "
     `);
@@ -288,14 +288,14 @@ describe('the C2PA card', () => {
     expect(mask(formatResult('remote.jpg', result, plain))).toMatchInlineSnapshot(`
       "remote.jpg
         image/jpeg · <size> · sha256 <sha256>
-        c2pa              found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
-                          AI-generated   not stated: the manifest names no digital source type
-                          signed by      Provenance Test Signer
-                          signed at      <time> UTC
-                          app or device  provenance-fixtures/1.0
-                          ingredients    2
-                          validation     credential intact (hashes and signature match); signer not checked against a trust list
-                          assertions     c2pa.actions.v2
+        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+                             AI-generated   not stated: the manifest names no digital source type
+                             signed by      Provenance Test Signer
+                             signed at      <time> UTC
+                             app or device  provenance-fixtures/1.0
+                             ingredients    2
+                             validation     credential intact (hashes and signature match); signer not checked against a trust list
+                             assertions     c2pa.actions.v2
 
       "
     `);
@@ -307,19 +307,21 @@ describe('the C2PA card', () => {
     expect(formatResult('C.jpg', result, plain, { explain: true, trustAnchors: false })).toMatchInlineSnapshot(`
       "C.jpg
         image/jpeg · 129 KiB · sha256 a2d14755db55de67a47c04090340d8266e892367be4104a45626d7a6fa6e9ffd
-        c2pa              found: signed by C2PA Test Signing Cert, made with make_test_images/0.33.1 c2pa-rs/0.33.1
-                          AI-generated   no: algorithmicMedia (made by an algorithm, not by a trained model), named by its c2pa.created action
-                          signed by      C2PA Test Signing Cert (certificate: C2PA Signer)
-                          signed at      2024-08-06 21:53:37 UTC
-                          app or device  Make Test Images 0.33.1 (claim generator: make_test_images/0.33.1 c2pa-rs/0.33.1)
-                          actions        c2pa.created (algorithmicMedia)
-                          ingredients    none
-                          validation     credential intact (hashes and signature match); signer not checked against a trust list (no trust anchors configured)
-                          why            signingCredential.untrusted: The signing certificate does not chain to a trust anchor you configured (or none are configured), so nothing here vouches for who signed; on its own this does not make the credential invalid (add anchors with \`provenance trust add\`).
-                                           (c2pa-rs: signing certificate untrusted)
-                          assertions     stds.schema-org.CreativeWork, c2pa.actions
-        camera_reference  not found
-        planned           watermark_a, watermark_b, open_content_seal: not available yet
+        c2pa                 found: signed by C2PA Test Signing Cert, made with make_test_images/0.33.1 c2pa-rs/0.33.1
+                             AI-generated   no: algorithmicMedia (made by an algorithm, not by a trained model), named by its c2pa.created action
+                             signed by      C2PA Test Signing Cert (certificate: C2PA Signer)
+                             signed at      2024-08-06 21:53:37 UTC
+                             app or device  Make Test Images 0.33.1 (claim generator: make_test_images/0.33.1 c2pa-rs/0.33.1)
+                             actions        c2pa.created (algorithmicMedia)
+                             ingredients    none
+                             validation     credential intact (hashes and signature match); signer not checked against a trust list (no trust anchors configured)
+                             why            signingCredential.untrusted: The signing certificate does not chain to a trust anchor you configured (or none are configured), so nothing here vouches for who signed; on its own this does not make the credential invalid (add anchors with \`provenance trust add\`).
+                                              (c2pa-rs: signing certificate untrusted)
+                             assertions     stds.schema-org.CreativeWork, c2pa.actions
+        camera_reference     not found
+        generator_metadata   not found
+        invisible_watermark  not found
+        planned              watermark_a, watermark_b, open_content_seal: not available yet
 
       "
     `);

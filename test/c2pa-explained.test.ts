@@ -243,7 +243,7 @@ describe('CLI: --trust-anchors, hints, --explain', () => {
     expect(claims.ai_generated).toBe(false);
     expect(claims.validation.state).toBe('valid');
     const text = await runCli(['check', join(dir, 'xmp-signed.jpg')]);
-    expect(text.stdout).toContain('xmp hint          says AI-generated: IPTC digital source type trainedAlgorithmicMedia');
+    expect(text.stdout).toContain('xmp hint             says AI-generated: IPTC digital source type trainedAlgorithmicMedia');
     expect(text.stdout).toContain('unsigned XMP metadata (Iptc4xmpExt:DigitalSourceType): anyone can write, edit or remove it');
   });
 

@@ -101,7 +101,7 @@ describe('inputs a user can act on (points 11, 13)', () => {
     truncateSync(big, 2 ** 31 + 1);
     try {
       const run = await runCli(['check', '--json', big]);
-      expect(parseLines(run.stdout)[0].error).toEqual({ type: 'file_too_large', message: `${big}: the file is larger than 2 GiB, the most a check reads.` });
+      expect(parseLines(run.stdout)[0].error).toEqual({ type: 'file_too_large', message: `${big}: the file is 2 GiB or larger; a check reads files smaller than 2 GiB.` });
     } finally {
       rmSync(big);
     }

@@ -57,12 +57,14 @@ describe.skipIf(!HAS_SCRIPT)('check on a terminal', () => {
     expect(run.output).not.toMatch(FRAME);
     expect(nonEmpty(replay(run.output).lines)).toEqual([
       expect.stringMatching(/^5 checked · 0 unreadable · [\d.]+ s · \d+ files\/s$/),
-      'check                found  not found  unavailable',
-      'c2pa                     0          5            0',
-      'watermark_a              0          0            5',
-      'watermark_b              0          0            5',
-      'open_content_seal        0          0            5',
-      'camera_reference         0          5            0',
+      'check                   found  not found  unavailable',
+      'c2pa                        0          5            0',
+      'watermark_a                 0          0            5',
+      'watermark_b                 0          0            5',
+      'open_content_seal           0          0            5',
+      'camera_reference            0          5            0',
+      'generator_metadata          0          5            0',
+      'invisible_watermark         0          5            0',
     ]);
   });
 
@@ -126,6 +128,6 @@ describe('check interrupted without a terminal', () => {
     expect(lines.pop()).toBe('');
     expect(lines.length).toBe(done);
     expect(done).toBeLessThan(3000);
-    for (const line of lines) expect(JSON.parse(line).matches).toHaveLength(5);
+    for (const line of lines) expect(JSON.parse(line).matches).toHaveLength(7);
   });
 });

@@ -1,12 +1,14 @@
-// Every shell example of README.md and docs/*.md, run as written, with its exit code checked, so
+// Every shell example of README.md, CONTRIBUTING.md and docs/*.md, run as written, with its exit code checked, so
 // that a doc example cannot rot (issue 17). Each fenced block carries a language: `sh` blocks
 // are commands and run here; `text` and `json` blocks are output or synopses and do not.
 //
 // How they run: each `sh` block is one `sh` script in a fresh folder that holds the files the
-// examples name (photo.jpg, a 2 MB JPEG; clip.mp4; shots/, photos/, archive/, release-assets/,
-// ~/Pictures; C2PA-TRUST-LIST.pem), with its own config folder and data dir. `npx provenance`
-// and `provenance` are the built CLI (a shim on PATH: nothing is fetched from a registry, and
-// npm itself runs with `offline` set). A daemon listens on 127.0.0.1 only, on a free port:
+// examples name (a copy of examples/, and C2PA-TRUST-LIST.pem), with its own config folder and
+// data dir. `provenance` is the installed command: beforeAll packs this tree and installs the
+// tarball with `npm install -g --prefix` into a folder of its own, as the README's Install says for
+// a user without root, and puts that folder's bin/ first on PATH. `npx` there refuses to run
+// (the docs never use it: outside the clone, `npx provenance` is the registry's unrelated package),
+// and npm itself runs with `offline` set. A daemon listens on 127.0.0.1 only, on a free port:
 // `daemon start` gets `--port N` and `127.0.0.1:8787` becomes `127.0.0.1:N`. Nothing else is
 // changed. Where an example's point is its output, OUTPUT below checks that too.
 //
@@ -14,17 +16,15 @@
 // remote API, a database server elsewhere, the npm registry), two of which test/readme.test.ts
 // runs in a copy of the tree.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { randomFillSync } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makePki, tinyJpeg, tinyMp4, tinyPng } from './fixtures/make.js';
+import { makePki } from './fixtures/make.js';
 import { ROOT } from './helpers/corpus.js';
-import { makeSignedSet, type SignedSet } from './helpers/signed.js';
 
-const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const DOCS = ['README.md', 'CONTRIBUTING.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 
 interface Block {
   file: string;
@@ -55,10 +55,12 @@ const SHELL = BLOCKS.filter((b) => b.lang === 'sh');
 
 /** Shell examples not run here, by their first command, with the reason. */
 const SKIPPED: Record<string, string> = {
-  'npm install && npx provenance check examples/':
+  'npm install && node bin/provenance.js check examples/':
     'installs from the npm registry; test/readme.test.ts runs it in a copy of the tree whose node_modules are there already',
+  'npm pack                                       # builds, then writes provenance-check-0.1.0.tgz':
+    'installs from the npm registry; beforeAll here does the same (npm pack, then npm install -g --prefix, from the npm cache), and every example runs with the command it installs',
   'npm test': 'runs this whole suite, this file too (it would start itself); test/readme.test.ts runs it nested, on one quick file',
-  'npx provenance login --api-url https://api.example.com   # asks for the key (hidden); no call spent':
+  'provenance login --api-url https://api.example.com   # asks for the key (hidden); no call spent':
     'needs a login to a remote API over the network, and types the key at a hidden prompt',
   'createdb -h db.internal -U provenance provenance          # once: an empty database':
     'needs a PostgreSQL server at db.internal; the same commands run against the local test server in test/postgres/cli-store.test.ts and multi-daemon.test.ts',
@@ -76,8 +78,8 @@ function skipReason(block: Block): string | undefined {
 
 /** Exit codes other than 0, by command (a substring of it), for the examples that mean them. */
 const EXIT_CODES: Record<string, number> = {
-  // release-assets/ holds an unsigned file, which is what the gate is for: exit 4.
-  '--fail-on c2pa=not_found release-assets/': 4,
+  // examples/ holds files without a credential, which is what the gate is for: exit 4.
+  '--fail-on c2pa=not_found --fail-on c2pa=unavailable examples/': 4,
 };
 
 /**
@@ -125,41 +127,22 @@ function freePort(): Promise<number> {
   });
 }
 
-/** A JPEG of at least `size` bytes: comment segments of random bytes after SOI (a 2 MB "photo"). */
-function bigJpeg(size: number): Buffer {
-  const base = Buffer.from(tinyJpeg({ seed: 7 }));
-  const parts = [base.subarray(0, 2)];
-  for (let total = base.length; total < size; total += 65_537) {
-    const segment = Buffer.alloc(65_537);
-    segment[0] = 0xff;
-    segment[1] = 0xfe; // COM
-    segment.writeUInt16BE(65_535, 2);
-    randomFillSync(segment, 4);
-    parts.push(segment);
-  }
-  parts.push(base.subarray(2));
-  return Buffer.concat(parts);
-}
-
 let root: string;
-let signed: SignedSet;
-const PHOTO_BYTES = 2 * 1_048_576;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'prov-doc-examples-'));
-  signed = await makeSignedSet();
-  // `npx provenance ...` and `provenance ...` run the built CLI; npx never reaches a registry.
+  // The README's Install, for a user without root: pack (dist/ is built already: no scripts),
+  // then install the tarball globally under a prefix of our own. Dependencies come from the npm
+  // cache when they can (--prefer-offline), as in test/library-package.test.ts.
+  const tarball = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', root], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').at(-1)!;
+  execFileSync('npm', ['install', '-g', '--prefix', join(root, 'prefix'), '--prefer-offline', '--no-audit', '--no-fund', '--silent', join(root, tarball)], { cwd: root, stdio: 'pipe' });
   const bin = join(root, 'bin');
   mkdirSync(bin);
-  const cli = join(ROOT, 'bin', 'provenance.js');
-  writeFileSync(join(bin, 'provenance'), `#!/bin/sh\nexec "${process.execPath}" "${cli}" "$@"\n`);
-  writeFileSync(join(bin, 'npx'), `#!/bin/sh\n[ "$1" = provenance ] || { echo "doc examples: npx $1 is not available here" >&2; exit 127; }\nshift\nexec "${process.execPath}" "${cli}" "$@"\n`);
-  chmodSync(join(bin, 'provenance'), 0o755);
+  writeFileSync(join(bin, 'npx'), `#!/bin/sh\necho "doc examples: npx $1 is not available here (outside the clone, npx provenance is another package)" >&2\nexit 127\n`);
   chmodSync(join(bin, 'npx'), 0o755);
-}, 120_000);
+}, 240_000);
 afterAll(() => {
   rmSync(root, { recursive: true, force: true });
-  signed?.cleanup();
 });
 
 /** A fresh folder with every file the examples name. */
@@ -169,17 +152,7 @@ function workspace(name: string): string {
     mkdirSync(dirname(join(work, path)), { recursive: true });
     writeFileSync(join(work, path), bytes);
   };
-  put('photo.jpg', bigJpeg(PHOTO_BYTES));
-  put('clip.mp4', signed.mp4);
-  put('shots/a.jpg', signed.jpeg);
-  put('shots/b.png', tinyPng({ seed: 1 }));
-  put('photos/IMG_0001.JPG', tinyJpeg({ seed: 2 }));
-  put('photos/thumbs/small.jpg', tinyJpeg({ seed: 3 }));
-  put('archive/2024/old.jpg', tinyJpeg({ seed: 4 }));
-  put('archive/2025/scan.png', tinyPng({ seed: 8 }));
-  put('release-assets/hero.jpg', signed.jpeg);
-  put('release-assets/unsigned.png', tinyPng({ seed: 5 }));
-  put('home/Pictures/p.jpg', tinyJpeg({ seed: 6 }));
+  cpSync(join(ROOT, 'examples'), join(work, 'examples'), { recursive: true });
   const pki = makePki(join(root, 'pki'));
   put('C2PA-TRUST-LIST.pem', `${pki.chainPem.trim()}\n${pki.rootPem.trim()}\n`);
   mkdirSync(join(work, 'config'));
@@ -202,7 +175,7 @@ function runBlock(block: Block, work: string, port: number): BlockRun {
     timeout: 120_000,
     env: {
       ...process.env,
-      PATH: `${join(root, 'bin')}:${process.env.PATH}`,
+      PATH: `${join(root, 'prefix', 'bin')}:${join(root, 'bin')}:${process.env.PATH}`,
       HOME: join(work, 'home'),
       PROVENANCE_CONFIG_DIR: join(work, 'config'),
       PROVENANCE_DATA_DIR: join(work, 'data'),
@@ -233,27 +206,26 @@ const jsonLines = (text: string) =>
  */
 const OUTPUT: Record<string, (run: BlockRun, work: string, port: number) => void | Promise<void>> = {
   '--data-binary @-': (run, work) => {
-    // Point 1: the 2 MB photo went through the daemon both ways, as a detection result.
+    // Point 1: the photo went through the daemon both ways, as a detection result.
     // curl prints each body as it came, without a line break after it.
     const results = run.stdout
       .split(/(?=\{"id":"chk_)/)
       .filter((l) => l.startsWith('{"id":"chk_'))
       .map((l) => JSON.parse(l.slice(0, l.lastIndexOf('}') + 1)));
     expect(results.map((r) => [r.media.type, r.media.bytes])).toEqual([
-      ['image/jpeg', readFileSync(join(work, 'photo.jpg')).length],
-      ['image/jpeg', readFileSync(join(work, 'photo.jpg')).length],
+      ['image/jpeg', readFileSync(join(work, 'examples', 'signed.jpg')).length],
+      ['image/jpeg', readFileSync(join(work, 'examples', 'signed.jpg')).length],
     ]);
-    expect(results[0].media.bytes).toBeGreaterThanOrEqual(PHOTO_BYTES);
     expect(results[1].checks_run).toEqual(['c2pa']);
   },
-  'find archive/ -type f -print0': (run, work) => {
+  'find examples/ -type f -print0 | provenance check --json --incremental': (run, work) => {
     // A real folder: every file `find` lists is checked (one NDJSON line each, on stdout), and
-    // the first command's ~/Pictures scan went to results.ndjson.
-    const archive = jsonLines(run.stdout);
-    expect(archive.map((r) => r.source).sort()).toEqual(['archive/2024/old.jpg', 'archive/2025/scan.png']);
-    expect(archive.map((r) => r.media.type).sort()).toEqual(['image/jpeg', 'image/png']);
-    const pictures = jsonLines(readFileSync(join(work, 'results.ndjson'), 'utf8'));
-    expect(pictures.map((r) => r.source)).toEqual([join(work, 'home', 'Pictures', 'p.jpg')]);
+    // the first command's scan of the same folder went to results.ndjson.
+    const files = readdirSync(join(work, 'examples')).sort();
+    const listed = jsonLines(run.stdout);
+    expect(listed.map((r) => r.source).sort()).toEqual(files.map((f) => `examples/${f}`));
+    const first = jsonLines(readFileSync(join(work, 'results.ndjson'), 'utf8'));
+    expect(first.map((r) => r.source)).toEqual(files.map((f) => `examples/${f}`));
     expect(run.stderr).not.toContain('no file was checked');
   },
   'daemon outbox --last': async (run, _work, port) => {
@@ -269,7 +241,7 @@ const OUTPUT: Record<string, (run: BlockRun, work: string, port: number) => void
     // The fixture's key made the month's last call; the request log shows it; the state saved
     // after the reset holds the account and no usage; all of it in the block's own data dir.
     const [detected] = jsonLines(run.stdout);
-    expect(detected.media.bytes).toBe(readFileSync(join(work, 'photo.jpg')).length);
+    expect(detected.media.bytes).toBe(readFileSync(join(work, 'examples', 'camera.jpg')).length);
     expect(run.stdout).toMatch(/\(test clock/);
     expect(run.stdout).toMatch(/POST\s+\/v1\/detect\s+200\s.*ci@example\.com\s+prv_\w{4}\.\.\.\s+used 500\b/);
     const state = JSON.parse(readFileSync(join(work, 'state.json'), 'utf8'));
@@ -316,6 +288,17 @@ describe('doc examples', () => {
       }
     }
   }, 180_000);
+
+  it("the README's Install put `provenance` on PATH for a user without root (npm install -g --prefix)", () => {
+    const install = SHELL.find((b) => b.first.startsWith('npm pack'));
+    expect(install?.file).toBe('README.md');
+    expect(commandsOf(install!.body).map((c) => c.replace(/\s+#.*$/, ''))).toEqual(['npm pack', 'npm install -g ./provenance-check-0.1.0.tgz', 'provenance --version']);
+    const run = spawnSync('sh', ['-c', 'command -v provenance && provenance --version'], {
+      encoding: 'utf8',
+      env: { ...process.env, PATH: `${join(root, 'prefix', 'bin')}:${join(root, 'bin')}:${process.env.PATH}` },
+    });
+    expect(run.stdout).toBe(`${join(root, 'prefix', 'bin', 'provenance')}\n0.1.0\n`);
+  });
 
   it('the skipped examples, and why: only what needs the network beyond 127.0.0.1', () => {
     // Written out so that a reader of the test output sees what is not run here.

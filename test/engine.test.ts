@@ -6,7 +6,7 @@ import type { DetectionResult, Match } from '../src/types.js';
 import { APPLE_MAKER_NOTE, EMPTY, NOT_MEDIA, exifApp1, sha256Hex, tamper, tinyJpeg, tinyTiff, truncate } from './fixtures/make.js';
 import { makeSignedSet, type SignedSet } from './helpers/signed.js';
 
-const ALL = ['c2pa', 'watermark_a', 'watermark_b', 'open_content_seal', 'camera_reference'];
+const ALL = ['c2pa', 'watermark_a', 'watermark_b', 'open_content_seal', 'camera_reference', 'generator_metadata', 'invisible_watermark'];
 
 function match(result: DetectionResult, check: string): Match {
   const found = result.matches.find((m) => m.check === check);
@@ -34,6 +34,13 @@ describe('detection result shape (SPEC 2.2, CONTRACT)', () => {
       expect(m.confidence).toBeGreaterThanOrEqual(0);
       expect(m.confidence).toBeLessThanOrEqual(1);
     }
+  });
+
+  it('with the hosted catalogue: exactly the hosted five, and the others are unknown ids', async () => {
+    const result = await detect(tinyJpeg({ seed: 7 }), { catalogue: 'hosted' });
+    expect(result.checks_run).toEqual(ALL.slice(0, 5));
+    expect(result.matches.map((m) => m.check)).toEqual(ALL.slice(0, 5));
+    await expect(detect(tinyJpeg(), { catalogue: 'hosted', checks: ['generator_metadata'] })).rejects.toThrow(/not in the hosted catalogue/);
   });
 
   it('gives planned detectors unavailable with a reason and confidence 0', async () => {
@@ -198,7 +205,7 @@ describe('bad input', () => {
   it('a truncated JPEG header still gets an answer for every check', async () => {
     const result = await detect(truncate(tinyJpeg({ exif: exifApp1({ make: 'Apple', makerNote: APPLE_MAKER_NOTE }) }), 40));
     expect(result.media.type).toBe('image/jpeg');
-    expect(result.matches).toHaveLength(5);
+    expect(result.matches).toHaveLength(7);
     const cam = match(result, 'camera_reference');
     expect(['not_found', 'unavailable']).toContain(cam.result);
   });

@@ -254,7 +254,11 @@ describe('the scope of an entry', () => {
     for (const l of camera.lines) expect(l.checks_run).toEqual(['camera_reference']);
     const all = await scan(cache, ['--incremental', small]);
     expect(all.summary.from_cache).toBe(0);
-    expect(all.lines[0].checks_run).toHaveLength(5);
+    expect(all.lines[0].checks_run).toHaveLength(7);
+    // The hosted catalogue runs another set of checks: its own entries, never the full run's.
+    const hosted = await scan(cache, ['--incremental', '--catalogue', 'hosted', small]);
+    expect(hosted.summary.from_cache).toBe(0);
+    expect(hosted.lines[0].checks_run).toHaveLength(5);
     const c2paAgain = await scan(cache, ['--incremental', '--checks', 'c2pa', small]);
     expect(c2paAgain.summary.from_cache).toBe(5);
     expect(strip(c2paAgain.lines)).toEqual(strip(c2paOnly.lines));

@@ -49,7 +49,7 @@ describe('docs/LIBRARY.md examples', () => {
     [/acceptUpload/, /^\{"ok":false,"why":"AI-generated, says its manifest"\}\n\{"ok":true,"sha256":"47f2cf56[0-9a-f]{56}"\}\n$/],
     [/does-not-exist/, /examples\/signed\.jpg c2pa=found[\s\S]*does-not-exist\.jpg not checked: not_found\n$/],
     [/AbortController/, /^AbortError after 2 files\n$/],
-    [/detectors\(\)/, /^c2pa available\n[\s\S]*camera_reference available\n$/],
+    [/detectors\(\)/, /^c2pa available\n[\s\S]*camera_reference available\ngenerator_metadata available\ninvisible_watermark available\n$/],
     [/ProvenanceClient/, /^found 499 calls left this month\nvideo\/mp4\n$/],
     [/check\.cjs/, /^found\n$/],
   ];

@@ -32,7 +32,7 @@ import {
   type DetectorId,
   type RemoteDetectionResult,
   type ScanEntry,
-} from 'provenance';
+} from 'provenance-check';
 
 // The library's types are real types, not any.
 type IsAny<T> = 0 extends 1 & T ? true : false;
@@ -93,7 +93,7 @@ await main();
 
 const COMMONJS = `// CommonJS reaches the ES module with a dynamic import.
 async function main() {
-  const { check } = await import('provenance');
+  const { check } = await import('provenance-check');
   const result = await check(process.argv[2]);
   console.log(JSON.stringify(result.matches.map((m) => m.result)));
 }
@@ -127,7 +127,7 @@ describe('npm pack, installed into a new TypeScript project', () => {
 
     const env = { ...process.env, PROVENANCE_CONFIG_DIR: config, PROVENANCE_API_KEY: '', NO_COLOR: '1' };
     const data = join(dir, 'daemon');
-    const bin = join(project, 'node_modules', 'provenance', 'bin', 'provenance.js');
+    const bin = join(project, 'node_modules', 'provenance-check', 'bin', 'provenance.js');
     key = JSON.parse(execFileSync(process.execPath, [bin, 'daemon', 'accounts', 'create', '--email', 'lib@example.test', '--data-dir', data, '--json'], { env, encoding: 'utf8' })).key.value;
     daemon = await startDaemonProcess(['--data-dir', data], { PROVENANCE_CONFIG_DIR: config });
     // Exit 1: one input (missing.jpg) could not be read; every other line is a result.

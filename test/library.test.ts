@@ -77,8 +77,39 @@ describe('check()', () => {
     await expect(check(tinyPng(), { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
   });
 
+  it('reads what a generator wrote: the ComfyUI example names its tool, model, seed and prompt', async () => {
+    const result = await check(join(EXAMPLES, 'comfyui.png'));
+    const generator = result.matches.find((m) => m.check === 'generator_metadata');
+    expect(generator).toMatchObject({
+      result: 'found',
+      generator: {
+        tool: 'comfyui',
+        where: 'png:tEXt:prompt',
+        model: 'flux1-dev.safetensors',
+        seed: '91050358797301',
+        prompt: 'a lighthouse on a cliff at dawn, long exposure, photorealistic',
+      },
+    });
+    expect(generator!.confidence).toBeLessThan(0.9);
+    expect(generator!.generator!.signature).toBeUndefined();
+    const marked = await check(join(EXAMPLES, 'sdxl-watermark.png'), { checks: ['invisible_watermark'] });
+    expect(marked.matches[0]).toMatchObject({ result: 'found', watermark: { method: 'dwtDct', payload: 'sdxl48', bits_total: 48 } });
+  });
+
+  it("catalogue 'hosted': the hosted five only, in check(), detectors() and scan(); a bad name is a TypeError", async () => {
+    const hosted = ['c2pa', 'watermark_a', 'watermark_b', 'open_content_seal', 'camera_reference'];
+    expect((await check(join(EXAMPLES, 'comfyui.png'), { catalogue: 'hosted' })).checks_run).toEqual(hosted);
+    expect((await detectors({ catalogue: 'hosted' })).map((d) => d.id)).toEqual(hosted);
+    for await (const entry of scan(join(EXAMPLES, 'sdxl-watermark.png'), { catalogue: 'hosted' })) {
+      expect(entry.ok && entry.result.checks_run).toEqual(hosted);
+    }
+    await expect(check(join(EXAMPLES, 'comfyui.png'), { catalogue: 'hosted', checks: ['generator_metadata'] })).rejects.toThrow(CheckSelectionError);
+    expect(() => scan(EXAMPLES, { catalogue: 'everything' as never })).toThrow(TypeError);
+    await expect(detectors({ catalogue: 'all' as never })).rejects.toThrow("catalogue must be 'full' or 'hosted'.");
+  });
+
   it("detectors() is the catalogue of GET /v1/detectors", async () => {
-    expect((await detectors()).map((d) => d.id)).toEqual(['c2pa', 'watermark_a', 'watermark_b', 'open_content_seal', 'camera_reference']);
+    expect((await detectors()).map((d) => d.id)).toEqual(['c2pa', 'watermark_a', 'watermark_b', 'open_content_seal', 'camera_reference', 'generator_metadata', 'invisible_watermark']);
   });
 });
 

@@ -2,8 +2,8 @@
 // working tree so that `npm install` (which rebuilds dist/) cannot disturb the other test files
 // running at the same time. The nested `npm test` runs one quick file (vitest.config.ts), or the
 // suite would start itself forever.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,22 +40,61 @@ function sh(command: string, env: NodeJS.ProcessEnv = {}) {
   });
 }
 
-describe('README examples of output', () => {
-  it('the C2PA card shown is what `provenance check examples/ai-generated.png` prints', async () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const shown = /`provenance check examples\/ai-generated\.png`:\n\n```text\n([\s\S]*?)```/.exec(readme)?.[1];
-    expect(shown, 'README has the card block').toBeDefined();
-    const run = await runBin(['check', 'examples/ai-generated.png']);
-    expect(run.stdout.startsWith(shown!)).toBe(true);
+describe('README as a first page', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const lines = readme.split('\n');
+
+  it('is at most 200 lines, and shows its first output within its first 60', () => {
+    expect(lines.length).toBeLessThanOrEqual(200);
+    const firstOutput = lines.findIndex((l) => l === '```text');
+    expect(firstOutput).toBeGreaterThan(0);
+    expect(firstOutput + 1).toBeLessThanOrEqual(60);
+  });
+
+  it('never shows `npx provenance`, which outside the clone would run the registry\'s unrelated package', () => {
+    for (const file of ['README.md', 'CONTRIBUTING.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]) {
+      const text = readFileSync(join(ROOT, file), 'utf8').replace(/never run `npx provenance` outside the clone/g, '');
+      expect(text, file).not.toMatch(/npx provenance\b/);
+    }
+  });
+
+  it('every card shown after "`provenance check examples/FILE`:" is what that command prints', async () => {
+    const cards = [...readme.matchAll(/`provenance check (examples\/[^`\s]+)`:\n\n```text\n([\s\S]*?)```/g)];
+    expect(cards.map(([, file]) => file)).toEqual(['examples/comfyui.png']);
+    for (const [, file, shown] of cards) {
+      const run = await runBin(['check', file!]);
+      expect(run.stdout.startsWith(shown!), file).toBe(true);
+    }
   });
 });
 
+describe('README: the AI examples', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  it('the watermark example gets the words the README quotes', async () => {
+    expect(readme).toContain('`examples/sdxl-watermark.png`, whose pixels carry SDXL\'s mark, gets `invisible_watermark`\n`found: invisible watermark: SDXL (48/48 bits)`');
+    const run = await runBin(['check', 'examples/sdxl-watermark.png']);
+    expect(run.stdout).toMatch(/^ {2}invisible_watermark {2}found: invisible watermark: SDXL \(48\/48 bits\)$/m);
+  });
+});
+
+/** Lines of `shown` other than "…" appear in `real`, in that order, each whole; "…" stands for lines left out. */
+function expectExcerpt(shown: string, real: string): void {
+  const realLines = real.split('\n');
+  let at = 0;
+  for (const line of shown.trimEnd().split('\n')) {
+    if (line === '…') continue;
+    const found = realLines.indexOf(line, at);
+    expect(found, `README line not in the real output (in this order): ${line}`).toBeGreaterThanOrEqual(0);
+    at = found + 1;
+  }
+}
+
 describe('README quick start', () => {
   it('leads with exactly the two commands', () => {
-    expect(readmeCommands()).toEqual(['npm install && npx provenance check examples/', 'npm test']);
+    expect(readmeCommands()).toEqual(['npm install && node bin/provenance.js check examples/', 'npm test']);
   });
 
-  it('the first command sets up and checks the examples, showing every kind of result', () => {
+  it('the first command sets up and checks the examples, showing every kind of result, as the README shows it', () => {
     const run = sh(readmeCommands()[0]!);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain('examples/signed.jpg');
@@ -63,8 +102,29 @@ describe('README quick start', () => {
     expect(run.stdout).toContain('EXIF of an Apple iPhone/iPad camera');
     expect(run.stdout).toMatch(/unavailable: The media type application\/octet-stream/);
     expect(run.stdout).toContain('not found');
-    expect(run.stdout).toMatch(/7 files checked; c2pa found in 4 \(1 invalid\), camera_reference found in 1\./);
+    expect(run.stdout).toMatch(/\d+ files checked; c2pa found in 4 \(1 invalid\), camera_reference found in 1\b/);
+    const shown = /```sh\nnpm install && node bin\/provenance\.js check examples\/\n```[\s\S]*?```text\n([\s\S]*?)```/.exec(readFileSync(join(ROOT, 'README.md'), 'utf8'))?.[1];
+    expect(shown, 'the README shows its output').toBeDefined();
+    expectExcerpt(shown!, run.stdout);
+    // npm's own lines, and no warning a newcomer would have to review (install scripts: allowScripts).
+    expect(run.stderr).not.toMatch(/install scripts not yet covered/);
   }, 240_000);
+
+  it('after the install, the check neither rebuilds nor waits: its first result is out within 2 s', async () => {
+    const [, check] = readmeCommands()[0]!.split(' && ') as [string, string];
+    const built = statSync(join(copy, 'dist', 'cli.js')).mtimeMs;
+    const started = performance.now();
+    const child = spawn('sh', ['-c', check], { cwd: copy, env: { ...process.env, NO_COLOR: '1' } });
+    const firstOutput = await new Promise<number>((resolve, reject) => {
+      child.stdout.once('data', () => resolve(performance.now() - started));
+      child.on('error', reject);
+      child.on('exit', (code) => reject(new Error(`exited ${code} before printing`)));
+    });
+    await new Promise((resolve) => child.on('close', resolve));
+    expect(child.exitCode).toBe(0);
+    expect(firstOutput).toBeLessThan(2000);
+    expect(statSync(join(copy, 'dist', 'cli.js')).mtimeMs).toBe(built);
+  }, 60_000);
 
   it('the second command runs the tests', () => {
     const run = sh(readmeCommands()[1]!, { PROVENANCE_NESTED_TEST: '1', CI: 'true' });

@@ -54,9 +54,9 @@ describe('formatScanTable', () => {
     const text = formatScanTable(stats, makeStyle(false), stats.startedAt + 2000);
     expect(text.split('\n')).toEqual([
       '3 checked · 1 unreadable · 2.0 s · 2 files/s',
-      'check                found  not found  unavailable',
-      'c2pa                     1          2            0',
-      'camera_reference         1          1            1',
+      'check                   found  not found  unavailable',
+      'c2pa                        1          2            0',
+      'camera_reference            1          1            1',
       '',
     ]);
   });
@@ -67,9 +67,9 @@ describe('formatScanTable', () => {
     const text = formatScanTable(stats, makeStyle(false), stats.startedAt + 1000);
     expect(text.split('\n')).toEqual([
       '1,234 checked · 1,001 unreadable · 1.0 s · 2,235 files/s',
-      'check                found  not found  unavailable',
-      'c2pa                 1,200         34            0',
-      'camera_reference         0      1,200           34',
+      'check                   found  not found  unavailable',
+      'c2pa                    1,200         34            0',
+      'camera_reference            0      1,200           34',
       '',
     ]);
   });

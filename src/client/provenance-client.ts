@@ -10,7 +10,7 @@ import { detectFileBytes, refuseOverLimit } from './send-file.js';
 export interface ProvenanceClientOptions {
   /** The API key (`prv_...`). GET /v1/detectors works without one; detect and uploads need it. */
   apiKey?: string;
-  /** The API's base URL, without /v1: `https://api.example.com`, `http://127.0.0.1:8080`. */
+  /** The API's base URL, without /v1: `https://api.example.com`, `http://127.0.0.1:8787`. */
   baseUrl: string;
   /** The fetch to send with; the global one by default. */
   fetch?: FetchLike;
@@ -77,7 +77,7 @@ async function load(file: FileInput, name: string | undefined, signal?: AbortSig
  * A client for a /v1 detection API.
  *
  * ```ts
- * const client = new ProvenanceClient({ apiKey: process.env.PROVENANCE_API_KEY, baseUrl: 'http://127.0.0.1:8080' });
+ * const client = new ProvenanceClient({ apiKey: process.env.PROVENANCE_API_KEY, baseUrl: 'http://127.0.0.1:8787' });
  * const result = await client.detect({ file: 'photo.jpg' });
  * console.log(result.matches, result.quota?.remaining);
  * ```
@@ -94,7 +94,7 @@ export class ProvenanceClient {
 
   constructor(options: ProvenanceClientOptions) {
     if (!options || typeof options.baseUrl !== 'string' || !/^https?:\/\/[^\s/]+/i.test(options.baseUrl)) {
-      throw new TypeError('ProvenanceClient: baseUrl must be an http(s) URL, e.g. http://127.0.0.1:8080.');
+      throw new TypeError('ProvenanceClient: baseUrl must be an http(s) URL, e.g. http://127.0.0.1:8787 (the port `provenance daemon start` listens on).');
     }
     if (options.apiKey !== undefined && (typeof options.apiKey !== 'string' || !/^[\x21-\x7e]+$/.test(options.apiKey))) {
       throw new TypeError('ProvenanceClient: apiKey must be a non-empty string without spaces.');

@@ -8,7 +8,7 @@ import { remoteBlocker, remoteTarget, wantsRemote } from '../config/remote.js';
 import { scanCacheDir } from '../config/paths.js';
 import { readSettings, SettingsError } from '../config/settings.js';
 import { loadTrustAnchors, TrustAnchorError, type TrustAnchors } from '../config/trust-store.js';
-import { CheckSelectionError, resolveChecks } from '../engine/checks.js';
+import { CheckSelectionError, parseCatalogue, resolveChecks } from '../engine/checks.js';
 import type { DetectOptions } from '../engine/detect.js';
 import { engineVersion } from '../engine/engine-version.js';
 import { failuresOf, FailOnError, parseFailOn, type FailCondition } from '../engine/fail-on.js';
@@ -22,6 +22,7 @@ import { makeStyle } from '../ui/style.js';
 import { formatScanTable } from '../ui/scan-table.js';
 import { formatError, formatResult, formatSummary } from '../ui/text-report.js';
 import type { RemoteDeps } from '../client/session.js';
+import { HOSTED_DETECTOR_IDS, type CatalogueName } from '../types.js';
 import { announceTerminalStdin, cappedWorkers, emptyRunFails, idleFailOn, localScanBounds } from './check-gates.js';
 import { cachedChecker, inProcessChecker, poolChecker, type Checker, type Outcome } from './checker.js';
 import { LineBatcher } from './line-batcher.js';
@@ -31,6 +32,8 @@ import { EXIT, isCi, wantsColor, type CommandIO } from './io.js';
 export interface CheckOptions {
   inputs: string[];
   checks?: string[];
+  /** `--catalogue full|hosted`; undefined: the `catalogue` setting, else full. */
+  catalogue?: string;
   json: boolean;
   /** `--trust-anchors FILE.pem`: used instead of the anchors stored in the user's config. */
   trustAnchors?: string;
@@ -68,6 +71,8 @@ export interface CheckOptions {
   cacheMax?: string;
   /** Tests: timers and keychain of remote runs. */
   remoteDeps?: RemoteDeps;
+  /** `--html FILE`: also write the scan report as one self-contained HTML file (docs/REPORT.md). */
+  html?: string;
 }
 
 /** Inputs the walk may run ahead of the checks (for the progress total), at most. */
@@ -77,6 +82,7 @@ class UsageError extends Error {}
 
 interface Plan {
   checks?: string[];
+  catalogue: CatalogueName;
   failOn: FailCondition[];
   anchors?: TrustAnchors;
   concurrency: number;
@@ -99,10 +105,24 @@ export function parseSize(text: string): number | undefined {
   return bytes >= 1 && Number.isSafeInteger(bytes) ? bytes : undefined;
 }
 
+/** `--catalogue`, else the `catalogue` setting, else full. */
+function chosenCatalogue(options: CheckOptions, io: CommandIO): CatalogueName {
+  try {
+    if (options.catalogue !== undefined) return parseCatalogue(options.catalogue);
+    const setting = readSettings(io.env).catalogue;
+    return setting === undefined ? 'full' : parseCatalogue(setting);
+  } catch (err) {
+    if (err instanceof CheckSelectionError) throw new UsageError(`${options.catalogue !== undefined ? '--catalogue' : 'the catalogue setting'}: ${err.message}`);
+    if (err instanceof SettingsError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
 async function plan(options: CheckOptions, io: CommandIO): Promise<Plan> {
+  const catalogue = chosenCatalogue(options, io);
   let checksRun: string[];
   try {
-    checksRun = resolveChecks(options.checks);
+    checksRun = resolveChecks(options.checks, catalogue);
   } catch (err) {
     if (err instanceof CheckSelectionError) throw new UsageError(`--checks: ${err.message}`);
     throw err;
@@ -114,6 +134,8 @@ async function plan(options: CheckOptions, io: CommandIO): Promise<Plan> {
     if (err instanceof FailOnError) throw new UsageError(err.message);
     throw err;
   }
+  const outside = catalogue === 'hosted' ? failOn.find((c) => !checksRun.includes(c.check) && !(HOSTED_DETECTOR_IDS as readonly string[]).includes(c.check)) : undefined;
+  if (outside) throw new UsageError(`--fail-on ${outside.check}=${outside.result}: the ${outside.check} check is not in the hosted catalogue (--catalogue hosted), so it could never fire.`);
   const idle = idleFailOn(failOn, checksRun);
   if (idle) throw new UsageError(idle);
   const concurrency = options.concurrency ?? availableParallelism();
@@ -155,7 +177,10 @@ async function plan(options: CheckOptions, io: CommandIO): Promise<Plan> {
     // The setting alone is no error: the API's results are cached by SHA-256 already.
     if (options.incremental) throw new UsageError('--incremental is for checks on this machine: add --local (results from the API are cached by SHA-256 already).');
     if (options.cacheMax !== undefined) throw new UsageError('--cache-max goes with --incremental, which is for checks on this machine.');
-    return { checks: options.checks, failOn, concurrency, remote, cacheSetting };
+    // The API runs every detector it has when no checks are named: name the hosted five, so that
+    // a daemon with the full catalogue runs exactly those too.
+    const checks = options.checks ?? (catalogue === 'hosted' ? [...HOSTED_DETECTOR_IDS] : undefined);
+    return { checks, catalogue, failOn, concurrency, remote, cacheSetting };
   }
   if (options.local) {
     try {
@@ -181,7 +206,7 @@ async function plan(options: CheckOptions, io: CommandIO): Promise<Plan> {
     if (err instanceof TrustAnchorError) throw new UsageError(`${options.trustAnchors ? '--trust-anchors: ' : ''}${err.message}`);
     throw err;
   }
-  return { checks: options.checks, failOn, anchors, concurrency, remote, cacheSetting, incremental };
+  return { checks: options.checks, catalogue, failOn, anchors, concurrency, remote, cacheSetting, incremental };
 }
 
 /** One plain file (or stdin) named alone: check it in this thread and skip the pool's start-up. */
@@ -218,7 +243,11 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
     return EXIT.usage;
   }
 
-  const detectOptions: DetectOptions = { checks: p.checks, ...(p.anchors ? { trustAnchorsPem: p.anchors.pem } : {}) };
+  const detectOptions: DetectOptions = {
+    checks: p.checks,
+    ...(p.catalogue === 'hosted' ? { catalogue: p.catalogue } : {}),
+    ...(p.anchors ? { trustAnchorsPem: p.anchors.pem } : {}),
+  };
   let remote: RemoteChecker | undefined;
   let checker: Checker;
   let inProcess = false;
@@ -233,14 +262,15 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
       return EXIT.usage;
     }
     checker = remote = opened;
-    if (!options.json && !options.quiet) io.stderr.write(`provenance: checking with the API at ${remote.apiUrl} (--local checks on this machine).\n`);
+    // Said with --json too: each file sent spends a call, and the NDJSON on stdout would not show it.
+    if (!options.quiet) io.stderr.write(`provenance: checking with the API at ${remote.apiUrl} (--local checks on this machine).\n`);
   } else {
     inProcess = p.concurrency === 1 || single;
     checker = inProcess ? inProcessChecker(detectOptions, io.stdin) : await poolChecker(cappedWorkers(p.concurrency, io), detectOptions, io.stdin);
     if (p.incremental) {
       // Loaded only now: plain `check` never loads the cache or its native package.
       const { ScanCache, scanScope, ndjsonLine } = await import('../engine/scan-cache.js');
-      const scope = scanScope({ engine: engineVersion(), checks: resolveChecks(p.checks), trustAnchorsPem: p.anchors?.pem });
+      const scope = scanScope({ engine: engineVersion(), checks: resolveChecks(p.checks, p.catalogue), trustAnchorsPem: p.anchors?.pem });
       const cache = await ScanCache.open({
         dir: scanCacheDir(io.env),
         scope,
@@ -251,6 +281,28 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
       checker = cachedChecker(checker, cache, ndjsonLine);
     }
   }
+  // --html: the report file is opened (and its head written) before any check runs, so a path
+  // that cannot be written is a usage error, not a lost scan. Loaded only then.
+  let html: import('./html-report.js').HtmlReportWriter | undefined;
+  if (options.html) {
+    const { HtmlReportWriter } = await import('./html-report.js');
+    try {
+      html = new HtmlReportWriter({
+        path: options.html,
+        inputs: [...options.inputs, ...(options.filesFrom ? [`--files-from ${options.filesFrom}`] : [])],
+        where: remote ? `the API at ${remote.apiUrl}` : 'this machine',
+        startedAt: scanStartedAt,
+        trustAnchorsPem: p.anchors?.pem,
+        remote: p.remote,
+        trustAnchors: p.remote ? undefined : Boolean(p.anchors),
+      });
+    } catch (err) {
+      await checker.close();
+      io.stderr.write(`provenance: --html: cannot write ${options.html}: ${(err as Error).message}\n`);
+      return EXIT.usage;
+    }
+  }
+
   /** Inputs not sent once a remote run stopped sending (quota used up, ...), in input order. */
   const notChecked: string[] = [];
 
@@ -272,6 +324,7 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
   const onInterrupt = () => {
     if (interrupted) process.exit(EXIT.interrupted);
     interrupted = true;
+    html?.stopPictures();
     items.stop();
     progress?.end();
     progress = undefined;
@@ -295,6 +348,7 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
     if (outcome.ok) {
       const { result, hints } = outcome;
       stats.add(result, outcome.fromCache);
+      html?.add(outcome.source, result, hints);
       if (failuresOf(result, p.failOn).length) stats.failedOn++;
       out.write(
         options.json
@@ -303,6 +357,7 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
       );
     } else {
       stats.unreadable++;
+      html?.addError(outcome.source, outcome.error);
       if (remote?.wasNotChecked(outcome)) notChecked.push(outcome.source);
       const text = remote && !outcome.inputError ? remote.formatError(outcome.source, outcome.error, style) : formatError(outcome.source, outcome.error, style);
       out.write(options.json ? `${JSON.stringify({ source: outcome.source, error: outcome.error })}\n` : text);
@@ -327,6 +382,7 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
     // The walk itself failed (e.g. --files-from could not be read mid-way).
     progress?.end();
     await checker.close();
+    await html?.finish(true);
     io.stderr.write(`provenance: ${(err as Error).message}\n`);
     return EXIT.usage;
   } finally {
@@ -335,6 +391,8 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
     out.flush();
   }
   await checker.close();
+  await html?.finish(interrupted);
+  if (html && !options.quiet) io.stderr.write(`provenance: report written to ${options.html}${interrupted ? ' (up to the interruption)' : ''}.\n`);
   if (interrupted) {
     io.stderr.write(`provenance: interrupted after ${stats.done} input${stats.done === 1 ? '' : 's'}; every line written is complete.\n`);
     return EXIT.interrupted;

@@ -92,7 +92,7 @@ export function cachedChecker(inner: Checker, cache: ScanCache, ndjsonLine: type
       const hit = cache.get(identity);
       if (hit) {
         // A hit is a new answer to this run's question: a new id, and the time this run spent
-        // checking the file, none (README, "Rescans": what id and duration_ms are on a hit).
+        // checking the file, none (docs/CACHE.md: what id and duration_ms are on a hit).
         const { result, hints, details, resultJson } = hit;
         result.id = newCheckId();
         result.duration_ms = 0;

@@ -6,7 +6,7 @@ import { readAnchorFile, TrustAnchorError } from '../config/trust-store.js';
 import { openSettings, readSettings, SETTABLE, settingsPath, SettingsError, type Settings } from '../config/settings.js';
 import { EXIT, usageErrorsReported, type CommandIO } from './io.js';
 
-const DEFAULTS: Record<string, string | boolean> = { cache: true, incremental: false };
+const DEFAULTS: Record<string, string | boolean> = { cache: true, incremental: false, catalogue: 'full' };
 
 class ConfigUsage extends Error {}
 
@@ -52,13 +52,16 @@ export function runConfigGet(options: { key: string }, io: CommandIO): Promise<n
 export function runConfigSet(options: { key: string; value: string }, io: CommandIO): Promise<number> {
   return guarded(io, async () => {
     knownKey(options.key);
-    const value = SETTABLE[options.key]!.parse(options.value);
+    let value = SETTABLE[options.key]!.parse(options.value);
     // A trust_anchors file that cannot be read would make every later local check fail: refuse
-    // it now, where the mistake is made (a relative path is relative to the config folder).
+    // it now, where the mistake is made. A relative path is taken from the working directory, as
+    // a shell user means it, and stored absolute, so it names the same file from anywhere.
     if (options.key === 'trust_anchors' && typeof value === 'string') {
-      const file = isAbsolute(value) ? value : resolve(configDir(io.env), value);
+      const given = value;
+      const file = resolve(given);
+      value = file;
       try {
-        readAnchorFile(file, file === value ? value : `${value} (${file})`);
+        readAnchorFile(file, isAbsolute(given) ? given : `${given} (${file})`);
       } catch (err) {
         if (err instanceof TrustAnchorError) throw new ConfigUsage(`trust_anchors: ${err.message} Nothing was changed.`);
         throw err;

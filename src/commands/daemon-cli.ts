@@ -26,6 +26,7 @@ export function registerDaemonCommands(program: Command, io: CommandIO, setExit:
     .option('--trust-anchors <file>', 'PEM file of C2PA trust anchors, instead of those kept with `provenance trust`')
     .option('--test-mode', 'for testing API clients: enable the test clock (`daemon clock`) and the Provenance-Test-Response header', false)
     .option('--fixtures <file>', 'seed accounts and keys from this JSON file at start (see `daemon seed`)')
+    .option('--catalogue <name>', "full (every detector, the default) or hosted (serve and run exactly the hosted service's five, for testing clients against the hosted contract)", 'full')
     .action(async (opts) => {
       const { runDaemonStart } = await import('./daemon.js');
       setExit(await runDaemonStart(opts, io));
@@ -86,6 +87,9 @@ export function registerDaemonCommands(program: Command, io: CommandIO, setExit:
       .option('--data-dir <dir>', DATA_DIR_HELP)
       .option('--store <url>', 'work on this PostgreSQL database directly, no daemon needed (default: $PROVENANCE_DATABASE_URL)')
       .option('--json', 'print JSON', false);
+  // clock and requests live in a running daemon's memory: a data dir finds it, a database cannot.
+  const withRunning = (cmd: Command) =>
+    cmd.option('--data-dir <dir>', `the running daemon's ${DATA_DIR_HELP}`).option('--json', 'print JSON', false);
   const plan = () => new Option('--plan <plan>', 'plan').choices(['free', 'starter', 'growth', 'custom']);
 
   const accounts = daemon.command('accounts').description('Create and list accounts (offline; no e-mail is sent).');
@@ -137,7 +141,7 @@ export function registerDaemonCommands(program: Command, io: CommandIO, setExit:
   });
 
   // Test mode and state (issue 15).
-  withCommon(daemon.command('clock').description('Show or move the test clock of a daemon started with --test-mode.'))
+  withRunning(daemon.command('clock').description('Show or move the test clock of a daemon started with --test-mode.'))
     .argument('[action]', 'show (default), set ISO-8601, advance DURATION (31d, 2h, 90s), or real')
     .argument('[value]', 'the time for set, the duration for advance')
     .action(async (action: string | undefined, value: string | undefined, opts) => {
@@ -168,7 +172,7 @@ export function registerDaemonCommands(program: Command, io: CommandIO, setExit:
       const { runReset } = await import('./daemon-testing.js');
       setExit(await runReset(opts, io));
     });
-  withCommon(daemon.command('requests').description('Print the last /v1 requests of a running daemon (never bodies or keys).'))
+  withRunning(daemon.command('requests').description('Print the last /v1 requests of a running daemon (never bodies or keys).'))
     .option('--follow', 'keep printing new requests until Ctrl-C', false)
     .option('--account <email>', 'only this account\'s requests')
     .option('--limit <n>', 'only the last N (1-1000)')

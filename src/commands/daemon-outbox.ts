@@ -2,7 +2,7 @@
 // <data-dir>/outbox/. Reads the files, so it works whether or not the daemon runs.
 // `--last` prints only the newest sign-in link, for scripts: open "$(provenance daemon outbox --last)".
 import { resolveDataDir } from '../daemon/store/data-dir.js';
-import { listOutbox } from '../daemon/web/outbox.js';
+import { listOutbox, terminalSafe } from '../daemon/web/outbox.js';
 import { DAEMON_EXIT } from './daemon.js';
 import { missingDataDir } from './daemon-errors.js';
 import type { CommandIO } from './io.js';
@@ -41,7 +41,7 @@ export async function runDaemonOutbox(options: OutboxCommandOptions, io: Command
   } else if (messages.length === 0) {
     io.stdout.write(`no mail in ${dataDir}/outbox\n`);
   } else {
-    for (const m of messages) io.stdout.write(`${m.date}  ${m.to}  ${m.link ?? '(no link)'}\n`);
+    for (const m of messages) io.stdout.write(`${terminalSafe(m.date)}  ${terminalSafe(m.to)}  ${m.link ?? '(no link)'}\n`);
   }
   // As with --last (and grep): exit 1 when there is no sign-in mail, so a script can tell.
   return messages.some((m) => m.link) ? DAEMON_EXIT.ok : DAEMON_EXIT.failed;

@@ -3,7 +3,7 @@
 // `listening on http://HOST:PORT`; SIGTERM/SIGINT stop it gracefully with exit code 0.
 import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
+import { createServer, isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { DATA_FILES, resolveDataDir } from '../daemon/store/data-dir.js';
 import { isAlive, readLock, sleep } from '../daemon/store/lock.js';
@@ -14,6 +14,8 @@ import { dataDirProblem, isMailAddress, startProblem } from './daemon-errors.js'
 import { DATABASE_URL_ENV, resolveStoreUrl } from '../daemon/store/open-store.js';
 import { checkPostgresUrl } from '../daemon/store/pg-store.js';
 import { isStoreUsageError } from '../daemon/store/store-errors.js';
+import { parseCatalogue } from '../engine/checks.js';
+import type { CatalogueName } from '../types.js';
 import type { CommandIO } from './io.js';
 
 export const DAEMON_EXIT = { ok: 0, failed: 1, usage: 2, notRunning: 3 } as const;
@@ -36,6 +38,8 @@ export interface StartCommandOptions {
   testMode?: boolean;
   /** `--fixtures FILE.json`: accounts and keys applied at start. */
   fixtures?: string;
+  /** `--catalogue full|hosted` (default full). */
+  catalogue?: string;
 }
 
 /** Set in a --detach child: its console is the log file, so it prints where mails went, not links. */
@@ -105,6 +109,13 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
     }
     fixtures = doc.value;
   }
+  let catalogue: CatalogueName = 'full';
+  try {
+    if (options.catalogue !== undefined) catalogue = parseCatalogue(options.catalogue);
+  } catch (err) {
+    io.stderr.write(`provenance: --catalogue: ${(err as Error).message}\n`);
+    return DAEMON_EXIT.usage;
+  }
   const storeUrl = resolveStoreUrl(options.store, io.env);
   if (storeUrl) {
     try {
@@ -113,6 +124,16 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
       io.stderr.write(`provenance: ${(err as Error).message}\n`);
       return DAEMON_EXIT.usage;
     }
+  }
+  // A port already taken is found before the data dir is made or fixtures are applied: a start
+  // that fails leaves nothing behind (the listen itself comes after the store opens).
+  // (A daemon already on this data dir is left to the start below, which names it.)
+  const holder = readLock(dataDir);
+  const held = holder !== undefined && isAlive(holder.pid);
+  const taken = port === 0 || held ? undefined : await listenProblem(options.host, port);
+  if (taken) {
+    io.stderr.write(`provenance: ${startProblem(taken, { host: options.host, port, dataDir }) ?? `could not start the daemon: ${taken.message}`}\n`);
+    return DAEMON_EXIT.failed;
   }
   if (options.detach) return startDetached({ ...options, smtpUrl, store: storeUrl }, dataDir, io);
 
@@ -129,6 +150,7 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
       trustProxy: options.trustProxy,
       testMode: options.testMode ?? false,
       fixtures,
+      catalogue,
       store: compactBytes ? { compactBytes } : undefined,
       web: {
         smtpUrl,
@@ -179,6 +201,15 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
   return DAEMON_EXIT.ok;
 }
 
+/** The error a listen on host:port would meet now (EADDRINUSE, EACCES, ...), if any. */
+function listenProblem(host: string, port: number): Promise<Error | undefined> {
+  return new Promise((done) => {
+    const probe = createServer();
+    probe.once('error', (err) => done(err));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => done(undefined)));
+  });
+}
+
 /** What is wrong with --smtp-url or --public-url, if anything (checked before anything starts). */
 function mailOptionProblem(smtpUrl: string | undefined, publicUrl: string | undefined): string | undefined {
   if (smtpUrl) {
@@ -221,6 +252,7 @@ async function startDetached(options: StartCommandOptions, dataDir: string, io: 
   if (options.trustProxy) args.push('--trust-proxy');
   if (options.trustAnchors) args.push('--trust-anchors', resolve(options.trustAnchors));
   if (options.testMode) args.push('--test-mode');
+  if (options.catalogue !== undefined) args.push('--catalogue', options.catalogue);
   if (options.fixtures) args.push('--fixtures', resolve(options.fixtures));
   // The SMTP and database URLs may hold passwords: through the environment, not the command line (ps).
   const env = {

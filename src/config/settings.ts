@@ -22,6 +22,8 @@ export interface Settings {
   cache?: boolean;
   /** true: `check` keeps and uses the scan cache (as with --incremental). Default false. */
   incremental?: boolean;
+  /** `full` (default) or `hosted`: which detectors `check` and `detectors` know (as --catalogue). */
+  catalogue?: string;
   /** Written by `provenance login`, removed by `provenance logout`. */
   login?: LoginRecord;
 }
@@ -89,7 +91,7 @@ export const SETTABLE: Record<string, SettingSpec> = {
     parse: normalizeApiUrl,
   },
   trust_anchors: {
-    describe: 'PEM file of C2PA trust anchors for local checks (relative to the config folder)',
+    describe: 'PEM file of C2PA trust anchors for local checks (`config set` stores it as an absolute path, a relative one taken from the working directory)',
     parse: (v) => {
       if (!v.trim()) throw new SettingsError('trust_anchors needs the path of a PEM file.');
       return v;
@@ -102,6 +104,14 @@ export const SETTABLE: Record<string, SettingSpec> = {
   incremental: {
     describe: 'true or false (default): local checks keep a scan cache and answer unchanged files from it, as with --incremental',
     parse: (v) => parseBoolean('incremental', v),
+  },
+  catalogue: {
+    describe: "full (default: every detector) or hosted (exactly the hosted service's five), as --catalogue",
+    parse: (v) => {
+      const name = v.trim().toLowerCase();
+      if (name !== 'full' && name !== 'hosted') throw new SettingsError('catalogue is full or hosted.');
+      return name;
+    },
   },
 };
 

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { detectorById } from '../detectors/catalogue.js';
-import type { DetectContext, DetectionResult, Detector, DetectorId, Match, Media } from '../types.js';
+import type { CatalogueName, DetectContext, DetectionResult, Detector, DetectorId, Match, Media } from '../types.js';
 import { resolveChecks } from './checks.js';
 import { newCheckId } from './ids.js';
 import { sniffMediaType } from '../media/sniff.js';
@@ -13,6 +13,8 @@ export interface DetectOptions {
   checks?: readonly string[];
   /** PEM trust anchors for C2PA signer validation (see src/config/trust-store.ts). */
   trustAnchorsPem?: string;
+  /** `hosted`: only the hosted service's five detectors are known and run. Default `full`. */
+  catalogue?: CatalogueName;
 }
 
 export async function describeMedia(bytes: Uint8Array): Promise<Media> {
@@ -22,7 +24,7 @@ export async function describeMedia(bytes: Uint8Array): Promise<Media> {
 
 export async function detect(bytes: Uint8Array, options: DetectOptions = {}): Promise<DetectionResult> {
   const started = performance.now();
-  const checks = resolveChecks(options.checks);
+  const checks = resolveChecks(options.checks, options.catalogue);
   const media = await describeMedia(bytes);
   const matches: Match[] = [];
   const context: DetectContext = options.trustAnchorsPem ? { trustAnchorsPem: options.trustAnchorsPem } : {};

@@ -8,7 +8,7 @@ export const MAX_FILE_BYTES_TEXT = '2 GiB';
 export class InputError extends Error {
   override name = 'InputError';
   constructor(
-    readonly type: 'not_found' | 'permission_denied' | 'directory_loop' | 'file_too_large' | 'read_error',
+    readonly type: 'not_found' | 'permission_denied' | 'directory_loop' | 'symlink_loop' | 'file_too_large' | 'read_error',
     message: string,
   ) {
     super(message);
@@ -27,6 +27,11 @@ function linkTarget(path: string): string | undefined {
   }
 }
 
+/** A path of a few hundred characters at most, for a message: its start and its end. */
+export function shortened(path: string): string {
+  return path.length <= 200 ? path : `${path.slice(0, 120)}…${path.slice(-60)}`;
+}
+
 /** Maps a filesystem error to the per-input error a user can act on. */
 export function inputErrorFrom(err: unknown, source: string): InputError {
   const code = (err as NodeJS.ErrnoException)?.code;
@@ -39,6 +44,11 @@ export function inputErrorFrom(err: unknown, source: string): InputError {
       // A symlink whose target is gone: say so, and where it points, not "no such file".
       const target = linkTarget(source);
       if (target !== undefined) return new InputError('not_found', `${source}: a broken symbolic link (it points to ${target}, which does not exist).`);
+      // A name that is not valid UTF-8 reaches us with U+FFFD where its odd bytes were, and no
+      // longer names the file: say that, rather than that it is missing.
+      if (source.includes('\uFFFD')) {
+        return new InputError('read_error', `${source}: its name is not valid UTF-8 (each \uFFFD stands for bytes that are not), which this version cannot open; rename the file to check it.`);
+      }
       return new InputError('not_found', `${source}: no such file or folder.`);
     }
     case 'ENOTDIR':
@@ -47,9 +57,12 @@ export function inputErrorFrom(err: unknown, source: string): InputError {
     case 'EPERM':
       return new InputError('permission_denied', `${source}: permission denied.`);
     case 'ELOOP':
-      return new InputError('directory_loop', `${source}: too many levels of symbolic links.`);
+      // Links that point at each other (a -> b -> a), or a chain longer than the system follows.
+      return new InputError('symlink_loop', `${source}: symbolic links that lead back to themselves (or too many in a row); no file at the end.`);
     case 'ERR_FS_FILE_TOO_LARGE':
-      return new InputError('file_too_large', `${source}: the file is larger than ${MAX_FILE_BYTES_TEXT}, the most a check reads.`);
+      return new InputError('file_too_large', `${source}: the file is ${MAX_FILE_BYTES_TEXT} or larger; a check reads files smaller than ${MAX_FILE_BYTES_TEXT}.`);
+    case 'ENAMETOOLONG':
+      return new InputError('read_error', `${shortened(source)}: the path is longer than the system allows (${Buffer.byteLength(source)} bytes).`);
     default:
       if (err instanceof InputError) return err;
       return new InputError('read_error', `${source}: ${(err as Error)?.message ?? String(err)}`);

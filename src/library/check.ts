@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { inputErrorFrom } from '../engine/input-error.js';
 import { detectorsBody } from '../detectors/catalogue.js';
-import type { DetectionResult, DetectorInfo } from '../types.js';
+import type { CatalogueName, DetectionResult, DetectorInfo } from '../types.js';
 import { abortReason } from './abort.js';
 import { checkBytes } from './check-bytes.js';
 import { detectOptions, type CommonOptions } from './options.js';
@@ -58,6 +58,6 @@ export async function check(input: CheckInput, options: CheckOptions = {}): Prom
 }
 
 /** The detectors of this build, as GET /v1/detectors lists them (available and planned). */
-export function detectors(): DetectorInfo[] {
-  return detectorsBody().detectors;
+export function detectors(catalogue?: CatalogueName): DetectorInfo[] {
+  return detectorsBody(catalogue).detectors;
 }

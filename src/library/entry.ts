@@ -1,14 +1,14 @@
-// What `import { check, scan, detectors } from 'provenance'` gets: light functions that load the
+// What `import { check, scan, detectors } from 'provenance-check'` gets: light functions that load the
 // engine (local.ts) on their first call. Importing the package then costs a few milliseconds
 // instead of the ~65 ms that node:crypto, fs/promises, streams and the engine's own code took
 // at import time (docs/PERFORMANCE.md, `npm run bench:import`).
 import { CheckSelectionError } from '../engine/checks.js';
 import { InputError } from '../engine/input-error.js';
 import { TrustAnchorError } from '../config/trust-anchor-error.js';
-import type { DetectionResult, DetectorInfo } from '../types.js';
+import type { CatalogueName, DetectionResult, DetectorInfo } from '../types.js';
 import type { CheckInput, CheckOptions } from './check.js';
 import type { ScanEntry, ScanInputs, ScanOptions } from './scan.js';
-import { validateChecks, validateConcurrency, validateFlag, validateGlobs, validateInputs } from './validate.js';
+import { validateCatalogue, validateChecks, validateConcurrency, validateFlag, validateGlobs, validateInputs } from './validate.js';
 
 type Local = typeof import('./local.js');
 let local: Promise<Local> | undefined;
@@ -65,7 +65,7 @@ export async function check(input: CheckInput, options: CheckOptions = {}): Prom
  * from the loop's first step, before any file is read.
  */
 export function scan(inputs: ScanInputs, options: ScanOptions = {}): AsyncGenerator<ScanEntry, void, undefined> {
-  validateChecks(options.checks);
+  validateChecks(options.checks, options.catalogue);
   validateConcurrency(options.concurrency);
   validateGlobs(options.include, 'include');
   validateGlobs(options.exclude, 'exclude');
@@ -80,7 +80,9 @@ export function scan(inputs: ScanInputs, options: ScanOptions = {}): AsyncGenera
   })();
 }
 
-/** The detectors of this build, as GET /v1/detectors lists them (available and planned). */
-export async function detectors(): Promise<DetectorInfo[]> {
-  return (await load()).detectors();
+/** The detectors of this build, as GET /v1/detectors lists them (available and planned); with
+ * `{ catalogue: 'hosted' }`, the hosted service's five. */
+export async function detectors(options: { catalogue?: CatalogueName } = {}): Promise<DetectorInfo[]> {
+  validateCatalogue(options.catalogue);
+  return (await load()).detectors(options.catalogue);
 }

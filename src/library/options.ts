@@ -1,7 +1,7 @@
 // Options shared by check() and scan(), validated once, up front: a wrong option is an error
 // before any file is read.
 import type { DetectOptions } from '../engine/detect.js';
-import type { DetectorId } from '../types.js';
+import type { CatalogueName, DetectorId } from '../types.js';
 import { trustAnchorsPem } from './trust-anchors.js';
 import { validateChecks } from './validate.js';
 
@@ -16,10 +16,18 @@ export interface CommonOptions {
   trustAnchors?: string;
   /** Aborts the call: it rejects (or the scan's loop throws) with the signal's reason. */
   signal?: AbortSignal;
+  /** `'hosted'`: only the hosted /v1 service's five detectors are known and run (as the CLI's
+   * `--catalogue hosted`); `generator_metadata` and `invisible_watermark` are then unknown ids.
+   * Default `'full'`: every detector. */
+  catalogue?: CatalogueName;
 }
 
 export function detectOptions(options: CommonOptions): DetectOptions {
-  validateChecks(options.checks);
+  validateChecks(options.checks, options.catalogue);
   const pem = trustAnchorsPem(options.trustAnchors);
-  return { ...(options.checks ? { checks: [...options.checks] } : {}), ...(pem ? { trustAnchorsPem: pem } : {}) };
+  return {
+    ...(options.checks ? { checks: [...options.checks] } : {}),
+    ...(options.catalogue === 'hosted' ? { catalogue: 'hosted' as const } : {}),
+    ...(pem ? { trustAnchorsPem: pem } : {}),
+  };
 }

@@ -34,6 +34,8 @@ export type ScanErrorType =
   | 'not_found'
   | 'permission_denied'
   | 'directory_loop'
+  /** Symbolic links that lead back to themselves: a -> b -> a. */
+  | 'symlink_loop'
   | 'file_too_large'
   | 'read_error'
   /** The checks did not finish within 120 s; the worker was replaced. */

@@ -1,11 +1,16 @@
 // The checks of scan()'s options that need nothing loaded (no file system, no engine), so that
 // scan() can throw for them at once while the engine is still loaded lazily (entry.ts).
 import { resolveChecks } from '../engine/checks.js';
-import type { DetectorId } from '../types.js';
+import { CATALOGUE_NAMES, type CatalogueName, type DetectorId } from '../types.js';
 
-export function validateChecks(checks: readonly DetectorId[] | undefined): void {
+export function validateChecks(checks: readonly DetectorId[] | undefined, catalogue?: CatalogueName): void {
+  validateCatalogue(catalogue);
   if (checks !== undefined && !Array.isArray(checks)) throw new TypeError('checks must be an array of detector ids.');
-  resolveChecks(checks);
+  resolveChecks(checks, catalogue);
+}
+
+export function validateCatalogue(catalogue: CatalogueName | undefined): void {
+  if (catalogue !== undefined && !CATALOGUE_NAMES.includes(catalogue)) throw new TypeError("catalogue must be 'full' or 'hosted'.");
 }
 
 export function validateConcurrency(n: number | undefined): void {

@@ -125,16 +125,17 @@ function escapeRegExp(s: string): string {
 }
 
 /**
- * `DigitalSourceType` in the IPTC Extension namespace, under whatever prefix the packet binds
- * to it: as an attribute (`Iptc4xmpExt:DigitalSourceType="..."`), an element with a text value,
- * or an element with `rdf:resource`.
+ * The value of XMP property `localName` in namespace `namespace`, under whatever prefix the packet
+ * binds to it: as an attribute (`Iptc4xmpExt:DigitalSourceType="..."`), an element with a text
+ * value, an element with `rdf:resource`, or an element holding an rdf:Alt/Seq/Bag, whose first
+ * rdf:li is taken (`dc:description`). At most MAX_VALUE characters.
  */
-export function digitalSourceTypeFromXmp(xmp: string): string | undefined {
-  const ns = escapeRegExp(IPTC_EXT_NAMESPACE);
+export function xmpProperty(xmp: string, namespace: string, localName: string): string | undefined {
+  const ns = escapeRegExp(namespace);
   const bind = new RegExp(`xmlns:([A-Za-z_][\\w.-]*)\\s*=\\s*(?:"${ns}"|'${ns}')`, 'g');
   const prefixes = new Set([...xmp.matchAll(bind)].map((m) => m[1]!));
   for (const prefix of prefixes) {
-    const name = `${escapeRegExp(prefix)}:DigitalSourceType`;
+    const name = `${escapeRegExp(prefix)}:${escapeRegExp(localName)}`;
     const patterns = [
       new RegExp(`[\\s"']${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`),
       new RegExp(`<${name}\\s[^>]*?rdf:resource\\s*=\\s*(?:"([^"]*)"|'([^']*)')[^>]*/>`),
@@ -142,13 +143,19 @@ export function digitalSourceTypeFromXmp(xmp: string): string | undefined {
     ];
     for (const re of patterns) {
       const m = re.exec(xmp);
-      const raw = m?.[1] ?? m?.[2];
-      if (raw === undefined || raw.includes('<')) continue;
+      let raw = m?.[1] ?? m?.[2];
+      if (raw !== undefined && raw.includes('<')) raw = /<rdf:li(?:\s[^>]*)?>([^<]*)<\/rdf:li\s*>/.exec(raw)?.[1];
+      if (raw === undefined) continue;
       const value = decodeXml(raw).trim();
       if (value) return value.slice(0, MAX_VALUE);
     }
   }
   return undefined;
+}
+
+/** `DigitalSourceType` in the IPTC Extension namespace (see xmpProperty for the forms read). */
+export function digitalSourceTypeFromXmp(xmp: string): string | undefined {
+  return xmpProperty(xmp, IPTC_EXT_NAMESPACE, 'DigitalSourceType');
 }
 
 /** The CLI's hints for a file, or undefined when it has none. */

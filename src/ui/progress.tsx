@@ -5,7 +5,9 @@ import { PassThrough } from 'node:stream';
 import { Box, render, Text, type Instance } from 'ink';
 import type { ScanStats } from './scan-stats.js';
 
-const CHECKS = ['c2pa', 'camera_reference'];
+/** The checks whose finds the live line counts (those the scan runs: not the AI checks with
+ * --catalogue hosted). */
+const CHECKS = ['c2pa', 'camera_reference', 'generator_metadata', 'invisible_watermark'];
 
 // Every frame is printable ASCII: ink measures each line's width with string-width, which
 // counts printable ASCII by length and sends anything else (a block character, a middle dot)
@@ -38,7 +40,7 @@ function Live({ stats, color }: { stats: ScanStats; color: boolean }) {
         {'.'.repeat(width - filled)}] {stats.done}/{total} files | {rate.toFixed(rate < 10 ? 1 : 0)} files/s | ETA {eta}
       </Text>
       <Text dimColor={color}>
-        found: {CHECKS.map((c) => `${c} ${stats.found(c)}`).join(' | ')}
+        found: {CHECKS.filter((c) => c === 'c2pa' || stats.checks[c]).map((c) => `${c} ${stats.found(c)}`).join(' | ')}
         {stats.unreadable ? ` | unreadable ${stats.unreadable}` : ''}
       </Text>
     </Box>

@@ -7,6 +7,8 @@ import type { Style } from './style.js';
 /** A count with its thousands grouped, "1,087", like every number in the table. */
 const count = (n: number) => Math.round(n).toLocaleString('en-US');
 const pad = (n: number, width: number) => count(n).padStart(width);
+/** The longest check id (invisible_watermark) and two spaces. */
+const CHECK_WIDTH = 21;
 
 export function formatScanTable(stats: ScanStats, s: Style, now = Date.now()): string {
   const elapsed = Math.max(now - stats.startedAt, 0) / 1000;
@@ -18,9 +20,9 @@ export function formatScanTable(stats: ScanStats, s: Style, now = Date.now()): s
     s.bold(
       `${count(stats.checked)} checked · ${count(stats.unreadable)} unreadable · ${cached}${elapsed.toFixed(1)} s · ${count(rate)} files/s`,
     ),
-    s.bold(`${'check'.padEnd(18)}${'found'.padStart(8)}${'not found'.padStart(11)}${'unavailable'.padStart(13)}`),
+    s.bold(`${'check'.padEnd(CHECK_WIDTH)}${'found'.padStart(8)}${'not found'.padStart(11)}${'unavailable'.padStart(13)}`),
     ...Object.entries(stats.checks).map(
-      ([check, c]) => `${check.padEnd(18)}${c.found ? s.green(pad(c.found, 8)) : pad(c.found, 8)}${pad(c.not_found, 11)}${pad(c.unavailable, 13)}`,
+      ([check, c]) => `${check.padEnd(CHECK_WIDTH)}${c.found ? s.green(pad(c.found, 8)) : pad(c.found, 8)}${pad(c.not_found, 11)}${pad(c.unavailable, 13)}`,
     ),
   ];
   return `${lines.join('\n')}\n`;

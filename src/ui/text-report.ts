@@ -8,6 +8,8 @@ import type { DetectionResult, ErrorInfo, Match } from '../types.js';
 import type { ScanStats } from './scan-stats.js';
 import type { Style } from './style.js';
 import { explainCode } from './validation-codes.js';
+import { generatorLines, watermarkLines } from './ai-marks-card.js';
+import { printable } from './terminal-text.js';
 
 export interface ReportOptions {
   /** `--explain`: a sentence for each validation code. */
@@ -23,7 +25,8 @@ export interface ReportOptions {
 export const CAVEAT =
   'A missing marker proves nothing: screenshots and re-encodes strip markers, and most cameras and editors never write them. A found marker is evidence, not proof.';
 
-const LABEL_WIDTH = 18;
+/** The longest check id (invisible_watermark) and two spaces. */
+const LABEL_WIDTH = 21;
 
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
@@ -62,17 +65,17 @@ const SOURCE_TYPE_WORDS: Record<string, string> = {
   virtualRecording: 'a recording of a virtual event',
 };
 
-function sourceTypeText(uri: string): string {
+export function sourceTypeText(uri: string): string {
   const term = sourceTypeTerm(uri);
   const words = SOURCE_TYPE_WORDS[term];
   return words ? `${term} (${words})` : term;
 }
 
-function utcText(iso: string): string {
+export function utcText(iso: string): string {
   return iso.replace('T', ' ').replace(/(\.\d+)?Z$/, ' UTC');
 }
 
-function validationWords(match: Match, s: Style, options: ReportOptions): string | undefined {
+export function validationWords(match: Match, s: Style, options: ReportOptions): string | undefined {
   const v = match.claims?.validation;
   if (!v) return undefined;
   const codes = v.codes.filter((c) => c !== UNTRUSTED);
@@ -92,7 +95,7 @@ function validationWords(match: Match, s: Style, options: ReportOptions): string
   return s.red(`credential INVALID: ${why}`);
 }
 
-function aiWords(match: Match, details: C2paDetails | undefined, s: Style): string {
+export function aiWords(match: Match, details: C2paDetails | undefined, s: Style): string {
   const claims = match.claims!;
   const signal = aiSignal(claims, details?.sourceTypeAction);
   if (!signal) {
@@ -111,7 +114,7 @@ function anyAiIngredient(nodes: IngredientNode[]): boolean {
   return nodes.some((n) => n.aiGenerated === true || anyAiIngredient(n.children));
 }
 
-function signerWords(match: Match, details: C2paDetails | undefined): string {
+export function signerWords(match: Match, details: C2paDetails | undefined): string {
   const org = match.issuer ?? details?.signer.issuer;
   const cn = details?.signer.commonName;
   if (org && cn && cn !== org) return `${org} (certificate: ${cn})`;
@@ -119,7 +122,7 @@ function signerWords(match: Match, details: C2paDetails | undefined): string {
   return cn ? `${cn} (the certificate names no organisation)` : 'a certificate that names no organisation';
 }
 
-function appWords(match: Match, details: C2paDetails | undefined): string | undefined {
+export function appWords(match: Match, details: C2paDetails | undefined): string | undefined {
   const generator = match.claims?.claim_generator || undefined;
   const named = [details?.device, ...(details?.softwareAgents ?? [])].filter((x): x is string => Boolean(x));
   if (!named.length) return generator;
@@ -129,14 +132,14 @@ function appWords(match: Match, details: C2paDetails | undefined): string | unde
 
 const MAX_ACTIONS = 8;
 
-function actionWords(details: C2paDetails): string | undefined {
+export function actionWords(details: C2paDetails): string | undefined {
   if (!details.actions.length) return undefined;
   const shown = details.actions.slice(0, MAX_ACTIONS).map((a) => (a.digitalSourceType ? `${a.action} (${sourceTypeTerm(a.digitalSourceType)})` : a.action));
   const more = details.actions.length - shown.length;
   return shown.join(', ') + (more > 0 ? `, and ${more} more` : '');
 }
 
-function ingredientLine(node: IngredientNode): string {
+export function ingredientLine(node: IngredientNode): string {
   const parts = [node.title ?? 'untitled'];
   if (node.relationship) parts.push(node.relationship);
   if (node.format) parts.push(node.format);
@@ -165,7 +168,7 @@ function ingredientTreeLines(nodes: IngredientNode[], hidden: number, prefix: st
   return lines;
 }
 
-function explainLines(match: Match, details: C2paDetails | undefined): string[] {
+export function explainLines(match: Match, details: C2paDetails | undefined): string[] {
   const codes = match.claims?.validation?.codes ?? [];
   if (!match.claims?.validation) return ['c2pa-rs gave no validation result'];
   if (!codes.length) {
@@ -221,7 +224,7 @@ function matchLines(match: Match, s: Style, options: ReportOptions): string[] {
   const label = match.check.padEnd(LABEL_WIDTH);
   const indent = ' '.repeat(2 + LABEL_WIDTH);
   if (match.result === 'unavailable') return [`  ${label}${s.yellow('unavailable')}: ${match.reason ?? ''}`];
-  if (match.result === 'not_found') return [`  ${label}${s.dim('not found')}`];
+  if (match.result === 'not_found') return [`  ${label}${s.dim('not found')}${match.note ? s.dim(`: ${printable(match.note)}`) : ''}`];
   if (match.check === 'c2pa') return c2paCard(match, s, options);
   if (match.check === 'camera_reference') {
     const strength = match.confidence >= 0.9 ? 'make, maker note, model and iOS version agree' : 'make and maker note agree, another field points to an editor';
@@ -230,10 +233,14 @@ function matchLines(match: Match, s: Style, options: ReportOptions): string[] {
       `${indent}${s.dim('a hint toward a camera capture: EXIF can be edited')}`,
     ];
   }
+  if (match.check === 'generator_metadata' || match.check === 'invisible_watermark') {
+    const { head, rows } = match.check === 'generator_metadata' ? generatorLines(match, s) : watermarkLines(match, s);
+    return [`  ${label}${head}`, ...rows.map((row) => `${indent}${row}`)];
+  }
   return [`  ${label}${s.green('found')} (confidence ${match.confidence})`];
 }
 
-function hintLines(hints: Hints | undefined, s: Style): string[] {
+export function hintLines(hints: Hints | undefined, s: Style): string[] {
   const type = hints?.iptc_digital_source_type;
   if (!type) return [];
   const ai = aiSignal({ digital_source_type: type, assertions: [] })?.ai;

@@ -38,7 +38,7 @@ describe('bin/provenance.js in remote mode', () => {
     const local = await runBin(['check', '--json', '--local', 'examples/'], { env });
     const lines = (s: string) => s.trim().split('\n').map((l) => comparable(JSON.parse(l)));
     expect(lines(remote.stdout)).toEqual(lines(local.stdout));
-    expect((await r.used())).toBe(7);
+    expect((await r.used())).toBe(9);
 
     const logout = await runBin(['logout'], { env });
     expect(logout.code).toBe(0);

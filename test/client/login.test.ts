@@ -215,10 +215,10 @@ describe('config', () => {
     expect((await r.cli(['config', 'set', 'api_url', `${r.base}/v1/`])).code).toBe(0);
     expect((await r.cli(['config', 'get', 'api_url'])).stdout).toBe(`${r.base}\n`);
     expect((await r.cli(['config', 'set', 'cache', 'off'])).code).toBe(0);
-    expect((await r.cli(['config', 'list'])).stdout).toBe(`api_url=${r.base}\ncache=false\nincremental=false  (default)\n`);
-    expect(JSON.parse((await r.cli(['config', 'list', '--json'])).stdout)).toEqual({ api_url: r.base, cache: false, incremental: false });
+    expect((await r.cli(['config', 'list'])).stdout).toBe(`api_url=${r.base}\ncache=false\nincremental=false  (default)\ncatalogue=full  (default)\n`);
+    expect(JSON.parse((await r.cli(['config', 'list', '--json'])).stdout)).toEqual({ api_url: r.base, cache: false, incremental: false, catalogue: 'full' });
     expect((await r.cli(['config', 'unset', 'cache'])).code).toBe(0);
-    expect((await r.cli(['config', 'list'])).stdout).toBe(`api_url=${r.base}\ncache=true  (default)\nincremental=false  (default)\n`);
+    expect((await r.cli(['config', 'list'])).stdout).toBe(`api_url=${r.base}\ncache=true  (default)\nincremental=false  (default)\ncatalogue=full  (default)\n`);
     // login then finds the URL in the settings.
     const run = await r.cli(['login', '--with-key', '--no-keychain'], r.key);
     expect(run.code).toBe(0);

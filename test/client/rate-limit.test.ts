@@ -58,7 +58,11 @@ describe('against a stub that answers 429 first', () => {
       PROVENANCE_API_KEY: 'prv_stubkey',
     });
     expect(run.code).toBe(0);
-    expect(run.stderr).toMatch(/^provenance: rate limited by the API \(10 requests a minute for this key\); waiting 1 s as its Retry-After says, then sending again\.\n$/);
+    // Where the checks run (said with --json too), then the wait.
+    expect(run.stderr).toBe(
+      `provenance: checking with the API at ${base} (--local checks on this machine).\n` +
+        'provenance: rate limited by the API (10 requests a minute for this key); waiting 1 s as its Retry-After says, then sending again.\n',
+    );
     expect(times.length).toBe(2);
     expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(950);
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);

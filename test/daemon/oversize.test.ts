@@ -10,6 +10,16 @@ let t: TestApp;
 let port: number;
 let key: string;
 
+// Streaming a large body waits for 'drain' many times: no listener may pile up while it does.
+const listenerWarnings: string[] = [];
+const onWarning = (w: Error) => {
+  if (w.name === 'MaxListenersExceededWarning') listenerWarnings.push(w.message);
+};
+process.on('warning', onWarning);
+afterAll(() => {
+  process.off('warning', onWarning);
+});
+
 beforeAll(async () => {
   t = await makeApp();
   port = Number(new URL(await listen(t.app)).port);
@@ -119,4 +129,9 @@ describe('POST /v1/uploads', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(readdirSync(t.app.services.uploads.dir)).toEqual([]);
   });
+});
+
+it('streamed every body above without a listener left behind (no MaxListenersExceededWarning)', async () => {
+  await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+  expect(listenerWarnings).toEqual([]);
 });

@@ -58,7 +58,17 @@ export function sendUntilAnswered(
         const framed = options.chunked ? Buffer.concat([Buffer.from(`${c.length.toString(16)}\r\n`), c, Buffer.from('\r\n')]) : c;
         const ok = socket.write(framed);
         sent += c.length;
-        if (!ok) await new Promise((r) => socket.once('drain', r).once('close', r));
+        // Whichever comes first removes both: a 'close' listener left behind per drain was the
+        // MaxListenersExceededWarning `npm test` printed (issue 24).
+        if (!ok) {
+          await new Promise<void>((r) => {
+            const done = () => {
+              socket.off('drain', done).off('close', done);
+              r();
+            };
+            socket.once('drain', done).once('close', done);
+          });
+        }
         else await new Promise((r) => setImmediate(r));
       }
       // Give the server a moment to answer what was sent, then let 'close' or the answer finish.

@@ -93,6 +93,21 @@ describe('IPv6 forms that carry an IPv4 address are judged by it, and only those
     for (const a of embedded) expect(isAllowedAddress(a, false), a).toBe(false);
   });
 
+  it('IPv4-translated ::ffff:0:0:0/96 (issue 26): judged by the IPv4 address inside, in every spelling and in a URL', () => {
+    expect(classifyAddress('::ffff:0:7f00:1')).toBe('loopback');
+    expect(classifyAddress('[::ffff:0:7f00:1]')).toBe('loopback');
+    expect(classifyAddress('0:0:0:0:ffff:0:127.0.0.1')).toBe('loopback');
+    expect(classifyAddress('::ffff:0:a00:1')).toBe('private');
+    expect(classifyAddress('::ffff:0:a9fe:a9fe')).toBe('link_local');
+    expect(classifyAddress('::ffff:0:0:0')).toBe('unspecified');
+    expect(classifyAddress('::ffff:0:808:808')).toBe('public');
+    const literal = parseDownloadUrl('http://[::ffff:0:7f00:1]:8787/x.jpg').hostname.slice(1, -1);
+    expect(isAllowedAddress(literal, false)).toBe(false);
+    // Only that prefix: a non-zero group around it is another (public) address.
+    expect(classifyAddress('::ffff:1:7f00:1')).toBe('public');
+    expect(classifyAddress('0:0:0:1:ffff:0:7f00:1')).toBe('public');
+  });
+
   it('the mapped prefix must be exactly ::ffff:0:0/96 and NAT64 exactly 64:ff9b::/96', () => {
     // Not mapped: a non-zero group before ffff. These are plain (public) global addresses.
     expect(classifyAddress('1::ffff:10.0.0.1')).toBe('public');

@@ -1,5 +1,5 @@
-// A client's test suite against `provenance daemon start --test-mode` (README: "Testing your API
-// client offline"). Nothing else is needed: fixtures give stable keys, the test clock crosses
+// A client's test suite against `provenance daemon start --test-mode` (docs/DAEMON.md: "Testing your
+// API client offline"). Nothing else is needed: fixtures give stable keys, the test clock crosses
 // the month, and Provenance-Test-Response makes the API answer 429 on demand.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { fetch } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
-// The provenance CLI (npm i -D provenance); PROVENANCE_BIN overrides where it is.
-const CLI = process.env.PROVENANCE_BIN ?? 'node_modules/provenance/bin/provenance.js';
+// The provenance CLI (npm i -D /path/to/provenance-check-0.1.0.tgz: the package is provenance-check); PROVENANCE_BIN overrides where it is.
+const CLI = process.env.PROVENANCE_BIN ?? 'node_modules/provenance-check/bin/provenance.js';
 // A fixed key (made once with `provenance daemon keys make`): the same in every run.
 const KEY = 'prv_zmDh49pBhh4R9uuHfeAaQb1hOsQFU45x3BmF4n';
 const PHOTO = readFileSync('examples/camera.jpg'); // any image

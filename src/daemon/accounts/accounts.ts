@@ -21,6 +21,12 @@ export class AdminError extends Error {
 export const MAX_ACTIVE_KEYS = 25;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/**
+ * Control and format characters (NUL, ESC, BEL, bidi overrides...): never part of an address or
+ * a key name. Refused at the edge, so none reaches a terminal, a mail header or a store (and
+ * PostgreSQL, whose text cannot hold NUL, answers as the embedded store does).
+ */
+const CONTROL = /[\p{Cc}\p{Cf}]/u;
 
 export interface PlanChoice {
   plan?: string;
@@ -68,7 +74,11 @@ export class Accounts {
     if (active >= MAX_ACTIVE_KEYS) {
       throw new AdminError('invalid', `An account has at most ${MAX_ACTIVE_KEYS} active keys; ${account.email} has ${active}: revoke one it no longer uses first.`);
     }
-    return this.addKey(account, name?.trim() || 'key');
+    if (name !== undefined && CONTROL.test(name)) throw new AdminError('invalid', 'A key name cannot hold control characters.');
+    const added = await this.addKey(account, name?.trim() || 'key', MAX_ACTIVE_KEYS);
+    // Another create of this account took the last place since the count above.
+    if (!added) throw new AdminError('invalid', `An account has at most ${MAX_ACTIVE_KEYS} active keys; ${account.email} has ${MAX_ACTIVE_KEYS}: revoke one it no longer uses first.`);
+    return added;
   }
 
   async revokeKey(keyId: string): Promise<KeyRecord> {
@@ -157,7 +167,10 @@ export class Accounts {
     return account;
   }
 
-  private async addKey(account: AccountRecord, name: string): Promise<NewKey> {
+  /** The new key, or undefined when `maxActive` is given and the account has that many active keys. */
+  private async addKey(account: AccountRecord, name: string, maxActive: number): Promise<NewKey | undefined>;
+  private async addKey(account: AccountRecord, name: string): Promise<NewKey>;
+  private async addKey(account: AccountRecord, name: string, maxActive?: number): Promise<NewKey | undefined> {
     const value = newKeyValue();
     const key: StoredKey = {
       id: newId('key'),
@@ -169,7 +182,7 @@ export class Accounts {
       last_used_at: null,
       revoked_at: null,
     };
-    await this.store.insertKey(key);
+    if (!(await this.store.insertKey(key, maxActive))) return undefined;
     return { ...publicKey(key), value };
   }
 }
@@ -181,6 +194,7 @@ export function publicKey({ sha256: _hash, ...rest }: StoredKey): KeyRecord {
 /** Trimmed and lower-cased, or AdminError('invalid') when it is not an e-mail address. */
 export function normaliseEmail(email: string): string {
   const e = String(email ?? '').trim().toLowerCase();
+  if (CONTROL.test(e)) throw new AdminError('invalid', 'That is not an e-mail address: it holds control characters.');
   if (!EMAIL.test(e)) throw new AdminError('invalid', `"${email}" is not an e-mail address.`);
   return e;
 }

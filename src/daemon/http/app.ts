@@ -9,7 +9,7 @@ import { Burst } from '../accounts/burst.js';
 import type { Services } from './context.js';
 import { createDetectRunner, type PoolOptions } from '../media/detect-pool.js';
 import { clientErrorHandler } from './client-errors.js';
-import { refuseEncodedBodies } from './content-encoding.js';
+import { continueWhenAccepted, expectContinue, refuseEncodedBodies } from './content-encoding.js';
 import { frameworkErrorHandler, installErrorHandling } from './error-handler.js';
 import type { Resolver } from '../media/fetch-media.js';
 import { DETECT_JSON_MAX_BODY, HEADERS_TIMEOUT_MS, INLINE_MAX_BYTES, REQUEST_TIMEOUT_MS, SMALL_BODY, UPLOAD_TTL_MS } from '../contract/limits.js';
@@ -31,7 +31,9 @@ import { clockFilePath } from '../testing/clock-file.js';
 import { seedFixtures } from '../testing/fixtures.js';
 import { randomBase62 } from '../accounts/key-format.js';
 import { installTestHooks } from './test-hooks.js';
+import { requestPath } from './request-path.js';
 import './context.js';
+import type { CatalogueName } from '../../types.js';
 
 /** Idle buffers kept per pool: as many as the bench's 16 connections keep in flight. */
 const KEEP_BUFFERS = 16;
@@ -74,6 +76,8 @@ export interface AppOptions {
   testMode?: boolean;
   /** A fixture document (`--fixtures FILE.json`), applied once the store is open. */
   fixtures?: unknown;
+  /** `--catalogue hosted`: serve and run exactly the hosted five detectors. Default `full`. */
+  catalogue?: CatalogueName;
 }
 
 /** Request logs without headers or bodies, and redaction as a second line of defence. */
@@ -89,7 +93,7 @@ export function loggerOptions(stream?: NodeJS.WritableStream): FastifyServerOpti
       // Method, path (no query string: a misplaced key would land there) and peer, nothing else.
       req: (req: { method?: string; url?: string; ip?: string }) => ({
         method: req.method,
-        url: typeof req.url === 'string' ? req.url.split('?')[0] : undefined,
+        url: typeof req.url === 'string' ? requestPath(req.url) : undefined,
         ip: req.ip,
       }),
     },
@@ -179,6 +183,7 @@ async function assemble(
     addressPolicy: options.addressPolicy,
     downloadTimeoutMs: options.downloadTimeoutMs,
     testing,
+    catalogue: options.catalogue ?? 'full',
   };
   app.decorate('services', services);
   app.decorateRequest('auth', null);
@@ -190,6 +195,8 @@ async function assemble(
   app.setValidatorCompiler(() => () => true);
   installErrorHandling(app);
   app.addHook('preParsing', refuseEncodedBodies);
+  app.addHook('preParsing', continueWhenAccepted);
+  expectContinue(app.server);
   installTestHooks(app, services);
 
   // Size caps are enforced by our own byte counting (one byte over busboy's limit), not by

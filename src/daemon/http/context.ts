@@ -1,6 +1,7 @@
 // What the route plugins share: the app's services and the per-request state the hooks set.
 // Declared once here so every route and hook agrees on names and types.
 import type { AccountRecord } from '../contract/api-types.js';
+import type { CatalogueName } from '../../types.js';
 import type { Accounts } from '../accounts/accounts.js';
 import type { BufferPool, Lease } from '../media/buffer-pool.js';
 import type { Burst } from '../accounts/burst.js';
@@ -29,6 +30,8 @@ export interface Services {
   downloadTimeoutMs?: number;
   /** Test mode's clock and the request log (kept in either mode). */
   testing: TestMode;
+  /** `--catalogue`: every detector (`full`, the default) or exactly the hosted five. */
+  catalogue: CatalogueName;
 }
 
 /** Route config read by the error handler to word size and content-type refusals. */

@@ -6,6 +6,20 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ApiError, INTERNAL_ERROR_MESSAGE } from '../contract/errors.js';
 import type { ErrorType } from '../contract/api-types.js';
 import { StoreUnavailableError } from '../store/store.js';
+import { requestPath } from './request-path.js';
+
+/**
+ * An error of the daemon's own making rather than of the body it read: a system call's (ENOSPC,
+ * EIO, EROFS: an errno name, with errno and syscall), a database's (a five-character SQLSTATE),
+ * or a defect (TypeError...). busboy's parse errors are plain Errors without a code, and a
+ * stream the client cut short is Node's ERR_STREAM_PREMATURE_CLOSE: both stay the client's 400.
+ */
+function isServerFailure(err: Error): boolean {
+  const e = err as Error & { code?: unknown; errno?: unknown; syscall?: unknown };
+  if (e.errno !== undefined || e.syscall !== undefined) return true;
+  if (typeof e.code === 'string' && (/^E[A-Z]+$/.test(e.code) || /^[0-9A-Z]{5}$/.test(e.code))) return true;
+  return err instanceof TypeError || err instanceof RangeError || err instanceof ReferenceError;
+}
 
 function translate(err: FastifyError, request: FastifyRequest): ApiError {
   if (err instanceof ApiError) return err;
@@ -35,13 +49,16 @@ function translate(err: FastifyError, request: FastifyRequest): ApiError {
   if (err instanceof SyntaxError || code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return new ApiError('invalid_request', 'The body is not valid JSON.');
   }
-  // busboy's parse errors ("Unexpected end of form", "Malformed part header", ...) carry no code.
-  if (request.headers['content-type']?.toLowerCase().startsWith('multipart/') && !err.statusCode) {
-    return new ApiError('invalid_request', `The multipart body could not be read: ${err.message}.`);
-  }
   if (err instanceof StoreUnavailableError) {
-    // Not a defect, but nothing the client did either: the CONTRACT's 500, worded for a retry.
+    // Not a defect, but nothing the client did either: the CONTRACT's 500, worded for a retry,
+    // whatever the body's format (its message, which names the database, stays in the log).
     return new ApiError('internal_error', 'The daemon could not reach its store (the database); retry shortly.');
+  }
+  // busboy's parse errors ("Unexpected end of form", "Malformed part header", ...) carry no code.
+  // A failure of the daemon's own (a disk's errno, a database's SQLSTATE, a defect) while a
+  // multipart body was read is not the client's: it falls through to the 500 below.
+  if (request.headers['content-type']?.toLowerCase().startsWith('multipart/') && !err.statusCode && !isServerFailure(err)) {
+    return new ApiError('invalid_request', `The multipart body could not be read: ${err.message}.`);
   }
   const status = err.statusCode ?? 500;
   if (status === 400) return new ApiError('invalid_request', 'The request could not be read.');
@@ -118,7 +135,7 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
-    const path = request.url.split('?')[0];
+    const path = requestPath(request.url);
     const error = new ApiError('not_found', `There is no route ${request.method} ${path}; see /docs for the API.`);
     return reply.code(404).send(error.body());
   });

@@ -75,7 +75,7 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
     const url = formatUrl(host, boundPort);
     const state: DaemonState = { pid: process.pid, url, host, port: boundPort, data_dir: dataDir, started_at: new Date().toISOString() };
     writeFileSync(files.state, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
-    writeFileSync(files.pid, `${process.pid}\n`);
+    writeFileSync(files.pid, `${process.pid}\n`, { mode: 0o600 });
     writeStoreMarker(dataDir, appOptions.storeUrl ? app.services.store.location : undefined);
 
     let stopping: Promise<void> | undefined;

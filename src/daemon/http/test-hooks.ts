@@ -10,8 +10,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from './context.js';
 import { forcedRefusal, parseForcedAnswer, TEST_RESPONSE_HEADER } from '../testing/forced-answers.js';
 import { periodOf } from '../contract/time.js';
+import { requestPath } from './request-path.js';
 
-const isV1 = (url: string) => url.startsWith('/v1/');
+/** By the parsed path: an absolute-form target (`http://host/v1/detect`) is a /v1 request too. */
+const isV1 = (url: string) => requestPath(url).startsWith('/v1/');
 
 export function installTestHooks(app: FastifyInstance, services: Services): void {
   app.decorateRequest('forcedAnswer', null);
@@ -25,7 +27,7 @@ export function installTestHooks(app: FastifyInstance, services: Services): void
     request.logInfo = { at: services.now().toISOString(), errorType: null };
     const config = request.routeOptions.config;
     const afterAuth = config?.forcedAfterAuth ?? false;
-    const route = `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]!.slice(0, 100)}`;
+    const route = `${request.method} ${request.routeOptions.url ?? requestPath(request.url).slice(0, 100)}`;
     try {
       request.forcedAnswer = parseForcedAnswer(request.headers[TEST_RESPONSE_HEADER], services.testing.enabled, config?.forcedAnswers, route) ?? null;
     } catch (err) {
@@ -55,7 +57,7 @@ export function installTestHooks(app: FastifyInstance, services: Services): void
     services.testing.log.add({
       time: request.logInfo.at,
       method: request.method,
-      path: request.url.split('?')[0]!.slice(0, 200),
+      path: requestPath(request.url).slice(0, 200),
       status: reply.statusCode,
       error_type: request.logInfo.errorType,
       key_prefix: request.auth?.key.prefix ?? null,

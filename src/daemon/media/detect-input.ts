@@ -3,7 +3,7 @@
 import type { FastifyRequest } from 'fastify';
 import { decodeBase64Media, type DecodedMedia } from '../../engine/base64-media.js';
 import { CheckSelectionError, resolveChecks, splitCheckList } from '../../engine/checks.js';
-import type { DetectorId } from '../../types.js';
+import type { CatalogueName, DetectorId } from '../../types.js';
 import type { Lease } from './buffer-pool.js';
 import { ApiError, invalid } from '../contract/errors.js';
 import { INLINE_MAX_BYTES, tooLargeMessage } from '../contract/limits.js';
@@ -30,7 +30,8 @@ export interface DetectInput {
 const SOURCES = ['url', 'media', 'upload'] as const;
 const ONE_SOURCE = 'Give exactly one media source: url, media (base64) or upload (as JSON), or a multipart part named file.';
 
-export function parseJsonDetect(body: unknown): DetectInput {
+/** `catalogue`: the daemon's (--catalogue); with `hosted`, checks outside the hosted five are unknown. */
+export function parseJsonDetect(body: unknown, catalogue: CatalogueName = 'full'): DetectInput {
   if (body === undefined) throw invalid(`The request has no body. ${ONE_SOURCE}`);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw invalid('The JSON body must be an object.');
   const fields = body as Record<string, unknown>;
@@ -40,10 +41,10 @@ export function parseJsonDetect(body: unknown): DetectInput {
   const value = fields[name];
   if (name === 'media' && value instanceof RawBase64) {
     // Decoded by the caller, off the main thread (routes/detect.ts).
-    return { source: { kind: 'base64', text: value.bytes }, checks: checkList(fields.checks) };
+    return { source: { kind: 'base64', text: value.bytes }, checks: checkList(fields.checks, catalogue) };
   }
   if (typeof value !== 'string') throw invalid(`${name} must be a string.`, name);
-  const checks = checkList(fields.checks);
+  const checks = checkList(fields.checks, catalogue);
   if (name === 'url') {
     try {
       parseDownloadUrl(value);
@@ -57,17 +58,17 @@ export function parseJsonDetect(body: unknown): DetectInput {
   return { source: { kind: 'upload', id: value }, checks };
 }
 
-function checkList(value: unknown): DetectorId[] {
-  if (value === undefined) return resolveChecks(undefined);
+function checkList(value: unknown, catalogue: CatalogueName): DetectorId[] {
+  if (value === undefined) return resolveChecks(undefined, catalogue);
   if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
     throw invalid('checks must be an array of detector ids (strings).', 'checks');
   }
-  return resolveChecksOr400(value as string[]);
+  return resolveChecksOr400(value as string[], catalogue);
 }
 
-function resolveChecksOr400(ids: string[] | undefined): DetectorId[] {
+function resolveChecksOr400(ids: string[] | undefined, catalogue: CatalogueName): DetectorId[] {
   try {
-    return resolveChecks(ids);
+    return resolveChecks(ids, catalogue);
   } catch (err) {
     if (err instanceof CheckSelectionError) throw invalid(err.message, 'checks');
     throw err;
@@ -92,7 +93,7 @@ export function fromDecoded(decoded: DecodedMedia, checks: DetectorId[], lease?:
 }
 
 /** Reads a multipart detect body: file part `file`, optional `checks` fields (CONTRACT). */
-export async function readMultipartDetect(request: FastifyRequest): Promise<DetectInput> {
+export async function readMultipartDetect(request: FastifyRequest, catalogue: CatalogueName = 'full'): Promise<DetectInput> {
   let bytes: Buffer | undefined;
   let checks: string[] | undefined;
   // busboy may pass one byte over the limit, so the cap below fires at once instead of busboy
@@ -123,7 +124,7 @@ export async function readMultipartDetect(request: FastifyRequest): Promise<Dete
   }
   if (!bytes) throw invalid(`No file part. ${ONE_SOURCE}`, 'file');
   if (bytes.length === 0) throw invalid('The file part is empty (zero bytes).', 'file');
-  const input: DetectInput = { source: { kind: 'file', bytes }, checks: resolveChecksOr400(checks) };
+  const input: DetectInput = { source: { kind: 'file', bytes }, checks: resolveChecksOr400(checks, catalogue) };
   // No call is reserved for a request whose client has not sent all of it (body-end.ts), or
   // whose form stops without its closing boundary (multipart-end.ts).
   await bodyEnd(request.raw);

@@ -70,6 +70,8 @@ export function classifyV6(g: number[]): AddressClass {
   if (zeroUpTo(7) && g[7] === 1) return 'loopback';
   // Forms that carry an IPv4 address: judge the IPv4 address, so ::ffff:127.0.0.1 is loopback.
   if (zeroUpTo(5) && g[5] === 0xffff) return classifyV4(v4FromGroups(g[6]!, g[7]!)); // IPv4-mapped
+  // IPv4-translated ::ffff:0:0:0/96 (SIIT, RFC 2765): ::ffff:0:7f00:1 is 127.0.0.1 as well.
+  if (zeroUpTo(4) && g[4] === 0xffff && g[5] === 0) return classifyV4(v4FromGroups(g[6]!, g[7]!));
   if (zeroUpTo(6)) return classifyV4(v4FromGroups(g[6]!, g[7]!)); // IPv4-compatible (deprecated)
   if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return classifyV4(v4FromGroups(g[6]!, g[7]!)); // NAT64
   if (g[0] === 0x2002) return classifyV4(v4FromGroups(g[1]!, g[2]!)); // 6to4

@@ -28,7 +28,7 @@ import type { AccountRecord } from '../contract/api-types.js';
 import { AtomicJsonFile, StoreCorruptError } from './atomic-json-file.js';
 import { BurstWindows } from './burst-window.js';
 import { Journal, JOURNAL_FILE, readJournal, syncDir, type JournalContents } from './journal.js';
-import { applyChange, emptyData, type StoreChange, type StoreData } from './store-document.js';
+import { applyChange, dictionary, emptyData, withDictionaries, type StoreChange, type StoreData } from './store-document.js';
 import type { WriteFaults } from './write-faults.js';
 
 export type { StoreData } from './store-document.js';
@@ -148,7 +148,7 @@ export class FileStore implements Store {
     const { Low } = await import('lowdb');
     const db: Low<StoreData> = new Low(new AtomicJsonFile<StoreData>(file, durable, options.faults), emptyData());
     await db.read();
-    const data = { ...emptyData(), ...db.data };
+    const data = withDictionaries({ ...emptyData(), ...db.data });
     db.data = data;
     // Replay the changes the snapshot does not hold yet (a store written before the journal
     // existed has no journal_seq and no journal: nothing to replay).
@@ -213,8 +213,18 @@ export class FileStore implements Store {
 
   // Keys
 
-  async insertKey(key: StoredKey): Promise<void> {
+  async insertKey(key: StoredKey, maxActive?: number): Promise<boolean> {
+    // Counted and added in one synchronous step: no other request runs in between.
+    if (maxActive !== undefined) {
+      let active = 0;
+      for (const id in this.data.keys) {
+        const k = this.data.keys[id]!;
+        if (k.account === key.account && !k.revoked_at) active++;
+      }
+      if (active >= maxActive) return false;
+    }
     this.record({ o: 'key', key });
+    return true;
   }
 
   async keyById(id: string): Promise<StoredKey | undefined> {
@@ -399,9 +409,9 @@ export class FileStore implements Store {
 
   async importState(snapshot: StoreSnapshot): Promise<void> {
     const s = structuredClone(snapshot);
-    const index = <T>(list: T[], key: (t: T) => string) => Object.fromEntries(list.map((t) => [key(t), t]));
-    const usage: StoreData['usage'] = {};
-    for (const row of s.usage) (usage[row.account] ??= {})[row.period] = row.calls;
+    const index = <T>(list: T[], key: (t: T) => string) => dictionary(list.map((t) => [key(t), t] as const));
+    const usage: StoreData['usage'] = dictionary();
+    for (const row of s.usage) (usage[row.account] ??= dictionary())[row.period] = row.calls;
     await this.replaceWhole({
       accounts: index(s.accounts, (a) => a.id),
       keys: index(s.keys, (k) => k.id),
@@ -414,7 +424,7 @@ export class FileStore implements Store {
 
   async reset({ keepAccounts }: { keepAccounts: boolean }): Promise<StoredUpload[]> {
     const uploads = Object.values(this.data.uploads);
-    await this.replaceWhole({ usage: {}, uploads: {}, sessions: {}, signin_tokens: {}, ...(keepAccounts ? {} : { accounts: {}, keys: {} }) });
+    await this.replaceWhole({ usage: dictionary(), uploads: dictionary(), sessions: dictionary(), signin_tokens: dictionary(), ...(keepAccounts ? {} : { accounts: dictionary(), keys: dictionary() }) });
     return uploads;
   }
 
@@ -586,7 +596,7 @@ function replay(data: StoreData, contents: JournalContents): number {
 export function readStoreFiles(dataDir: string): StoreData {
   let data = emptyData();
   try {
-    data = { ...data, ...(JSON.parse(readFileSync(join(dataDir, STORE_FILE), 'utf8')) as StoreData) };
+    data = withDictionaries({ ...data, ...(JSON.parse(readFileSync(join(dataDir, STORE_FILE), 'utf8')) as StoreData) });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }

@@ -117,6 +117,13 @@ function isConnectionFailure(err: unknown): boolean {
 
 const num = (v: string | number | null): number => (v === null ? 0 : Number(v));
 
+/**
+ * PostgreSQL text cannot hold U+0000 (the query fails: "invalid byte sequence"), so no row has a
+ * value with one: a lookup by such a value finds nothing, as in the embedded store. Values with
+ * a NUL that would be written are refused before the store (accounts.ts, snapshot-check.ts).
+ */
+const hasNul = (...values: (string | undefined)[]): boolean => values.some((v) => typeof v === 'string' && v.includes('\0'));
+
 /** Accounts, keys, usage, sessions and sign-in tokens of a snapshot, into empty tables. */
 async function insertRecords(client: PoolClient, snapshot: StoreSnapshot): Promise<void> {
   for (const a of snapshot.accounts) {
@@ -262,16 +269,19 @@ export class PgStore implements Store {
   }
 
   async setAccountPlan(id: string, { plan, quota }: Pick<AccountRecord, 'plan' | 'quota'>): Promise<AccountRecord | undefined> {
+    if (hasNul(id)) return undefined;
     const rows = await this.q('UPDATE accounts SET plan = $2, quota = $3 WHERE id = $1 RETURNING *', [id, plan, quota ?? null]);
     return rows[0] ? toAccount(rows[0]) : undefined;
   }
 
   async accountById(id: string): Promise<AccountRecord | undefined> {
+    if (hasNul(id)) return undefined;
     const rows = await this.q('SELECT * FROM accounts WHERE id = $1', [id]);
     return rows[0] ? toAccount(rows[0]) : undefined;
   }
 
   async accountByEmail(email: string): Promise<AccountRecord | undefined> {
+    if (hasNul(email)) return undefined;
     const rows = await this.q('SELECT * FROM accounts WHERE email = $1', [email]);
     return rows[0] ? toAccount(rows[0]) : undefined;
   }
@@ -282,11 +292,22 @@ export class PgStore implements Store {
 
   // Keys
 
-  async insertKey(key: StoredKey): Promise<void> {
-    await this.q(
-      'INSERT INTO api_keys (id, account, name, prefix, sha256, created_at, last_used_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-      [key.id, key.account, key.name, key.prefix, key.sha256, key.created_at, key.last_used_at, key.revoked_at],
-    );
+  async insertKey(key: StoredKey, maxActive?: number): Promise<boolean> {
+    const insert = 'INSERT INTO api_keys (id, account, name, prefix, sha256, created_at, last_used_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)';
+    const values = [key.id, key.account, key.name, key.prefix, key.sha256, key.created_at, key.last_used_at, key.revoked_at];
+    if (maxActive === undefined) {
+      await this.q(insert, values);
+      return true;
+    }
+    // The account's row lock queues concurrent creates of one account (across daemons too);
+    // each counts, under READ COMMITTED, the keys the ones before it committed.
+    return this.transaction(async (client) => {
+      await client.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [key.account]);
+      const { rows } = await client.query('SELECT count(*)::int AS n FROM api_keys WHERE account = $1 AND revoked_at IS NULL', [key.account]);
+      if (num(rows[0].n) >= maxActive) return false;
+      await client.query(insert, values);
+      return true;
+    });
   }
 
   /** A key as stored, with a last use this daemon has not written yet. */
@@ -297,16 +318,19 @@ export class PgStore implements Store {
   }
 
   async keyById(id: string): Promise<StoredKey | undefined> {
+    if (hasNul(id)) return undefined;
     const rows = await this.q('SELECT * FROM api_keys WHERE id = $1', [id]);
     return rows[0] ? this.withTouch(toKey(rows[0])) : undefined;
   }
 
   async keyByHash(sha256: string): Promise<StoredKey | undefined> {
+    if (hasNul(sha256)) return undefined;
     const rows = await this.q('SELECT * FROM api_keys WHERE sha256 = $1', [sha256]);
     return rows[0] ? this.withTouch(toKey(rows[0])) : undefined;
   }
 
   async listKeys(accountId?: string): Promise<StoredKey[]> {
+    if (hasNul(accountId)) return [];
     const rows =
       accountId === undefined
         ? await this.q('SELECT * FROM api_keys ORDER BY created_at, seq')
@@ -315,11 +339,13 @@ export class PgStore implements Store {
   }
 
   async revokeKey(id: string, at: string): Promise<StoredKey | undefined> {
+    if (hasNul(id)) return undefined;
     const rows = await this.q('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING *', [id, at]);
     return rows[0] ? this.withTouch(toKey(rows[0])) : undefined;
   }
 
   async restoreKey(id: string, name: string): Promise<StoredKey | undefined> {
+    if (hasNul(id)) return undefined;
     const rows = await this.q('UPDATE api_keys SET name = $2, revoked_at = NULL WHERE id = $1 RETURNING *', [id, name]);
     return rows[0] ? this.withTouch(toKey(rows[0])) : undefined;
   }
@@ -356,6 +382,7 @@ export class PgStore implements Store {
   // Usage
 
   async usage(accountId: string, period: string): Promise<number> {
+    if (hasNul(accountId, period)) return 0;
     const rows = await this.q('SELECT used FROM usage WHERE account = $1 AND period = $2', [accountId, period]);
     return rows[0] ? num(rows[0].used) : 0;
   }
@@ -469,11 +496,13 @@ export class PgStore implements Store {
   }
 
   async uploadById(id: string): Promise<StoredUpload | undefined> {
+    if (hasNul(id)) return undefined;
     const rows = await this.q(`SELECT ${UPLOAD_COLUMNS} FROM uploads WHERE id = $1`, [id]);
     return rows[0] ? toUpload(rows[0]) : undefined;
   }
 
   async deleteUpload(id: string): Promise<void> {
+    if (hasNul(id)) return;
     // Its bytes (upload_chunks) go with it: ON DELETE CASCADE.
     await this.q('DELETE FROM uploads WHERE id = $1', [id]);
   }
@@ -497,11 +526,13 @@ export class PgStore implements Store {
   }
 
   async sessionByHash(sha256: string): Promise<StoredSession | undefined> {
+    if (hasNul(sha256)) return undefined;
     const rows = await this.q('SELECT * FROM sessions WHERE sha256 = $1', [sha256]);
     return rows[0] ? toSession(rows[0]) : undefined;
   }
 
   async deleteSession(sha256: string): Promise<boolean> {
+    if (hasNul(sha256)) return false;
     return (await this.q('DELETE FROM sessions WHERE sha256 = $1 RETURNING sha256', [sha256])).length > 0;
   }
 
@@ -520,6 +551,7 @@ export class PgStore implements Store {
   }
 
   async useSigninToken(sha256: string, at: Date): Promise<TokenUse> {
+    if (hasNul(sha256)) return { ok: false, problem: 'unknown' };
     const used = await this.q(
       'UPDATE signin_tokens SET used_at = $2 WHERE sha256 = $1 AND used_at IS NULL AND expires_ms > $3 RETURNING *',
       [sha256, at.toISOString(), ms(at.getTime())],

@@ -26,8 +26,26 @@ export interface StoreData {
   journal_seq?: number;
 }
 
+/**
+ * A map keyed by ids and hashes, without a prototype: `__proto__` or `constructor` as a key is
+ * an ordinary entry (an import refuses such ids anyway), never Object.prototype or its
+ * constructor, so a lookup of such an id finds nothing and a write never reaches the prototype.
+ */
+export function dictionary<T>(entries: Iterable<readonly [string, T]> = []): Record<string, T> {
+  const map = Object.create(null) as Record<string, T>;
+  for (const [k, v] of entries) map[k] = v;
+  return map;
+}
+
 export function emptyData(): StoreData {
-  return { version: 1, accounts: {}, keys: {}, usage: {}, uploads: {}, sessions: {}, signin_tokens: {} };
+  return { version: 1, accounts: dictionary(), keys: dictionary(), usage: dictionary(), uploads: dictionary(), sessions: dictionary(), signin_tokens: dictionary() };
+}
+
+/** A document as read from its file (plain JSON objects), with every map made a `dictionary`. */
+export function withDictionaries(data: StoreData): StoreData {
+  const own = <T>(map: Record<string, T> | undefined) => dictionary(Object.entries(map ?? {}));
+  const usage = dictionary(Object.entries(data.usage ?? {}).map(([account, periods]) => [account, own(periods)] as const));
+  return { ...data, accounts: own(data.accounts), keys: own(data.keys), usage, uploads: own(data.uploads), sessions: own(data.sessions), signin_tokens: own(data.signin_tokens) };
 }
 
 /** One change, as a journal line carries it (with its sequence number `s`). */
@@ -88,7 +106,7 @@ export function applyChange(data: StoreData, change: StoreChange): StoredKey | u
       return undefined;
     }
     case 'usage':
-      (data.usage[change.account] ??= {})[change.period] = change.n;
+      (data.usage[change.account] ??= dictionary())[change.period] = change.n;
       return undefined;
     case 'upload':
       data.uploads[change.upload.id] = { ...change.upload };

@@ -128,7 +128,12 @@ export interface Store {
   listAccounts(): Promise<AccountRecord[]>;
 
   // Keys (only their SHA-256 is ever stored)
-  insertKey(key: StoredKey): Promise<void>;
+  /**
+   * Adds a key. With `maxActive`, only if its account has fewer active (not revoked) keys than
+   * that, checked and added atomically (concurrent creates of one account never pass the limit
+   * together); false when refused, nothing stored.
+   */
+  insertKey(key: StoredKey, maxActive?: number): Promise<boolean>;
   keyById(id: string): Promise<StoredKey | undefined>;
   keyByHash(sha256: string): Promise<StoredKey | undefined>;
   /** All keys, or one account's, oldest first. */

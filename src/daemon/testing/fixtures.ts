@@ -52,6 +52,8 @@ export class FixtureError extends Error {
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** As everywhere an address or a key name comes in (accounts.ts): no control or format characters. */
+const CONTROL = /[\p{Cc}\p{Cf}]/u;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isCount = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
@@ -71,7 +73,7 @@ export function checkFixtures(doc: unknown): Fixtures {
     if (!isObject(account)) return void problems.push(`${path}: must be an object with at least "email"`);
     unknownFields(account, ['email', 'plan', 'quota', 'used', 'keys'], path);
     const email = typeof account.email === 'string' ? account.email.trim().toLowerCase() : '';
-    if (!EMAIL.test(email)) problems.push(`${path}.email: must be an e-mail address`);
+    if (!EMAIL.test(email) || CONTROL.test(email)) problems.push(`${path}.email: must be an e-mail address`);
     else if (emails.has(email)) problems.push(`${path}.email: ${email} is also ${emails.get(email)}`);
     else emails.set(email, `${path}.email`);
     const plan = account.plan ?? 'free';
@@ -89,7 +91,9 @@ export function checkFixtures(doc: unknown): Fixtures {
       const kpath = `${path}.keys[${j}]`;
       if (!isObject(key)) return void problems.push(`${kpath}: must be an object {"key": "prv_...", "name"?}`);
       unknownFields(key, ['key', 'name'], kpath);
-      if (key.name !== undefined && (typeof key.name !== 'string' || key.name.length > 200)) problems.push(`${kpath}.name: must be a string of at most 200 characters`);
+      if (key.name !== undefined && (typeof key.name !== 'string' || key.name.length > 200 || CONTROL.test(key.name))) {
+        problems.push(`${kpath}.name: must be a string of at most 200 characters, without control characters`);
+      }
       if (typeof key.key !== 'string' || !isWellFormedKey(key.key)) {
         problems.push(`${kpath}.key: not a valid key ("prv_" and 38 letters or digits with a checksum); make one with \`provenance daemon keys make\``);
       } else if (keys.has(key.key)) problems.push(`${kpath}.key: the same key is also ${keys.get(key.key)}`);

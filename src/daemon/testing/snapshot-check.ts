@@ -68,6 +68,15 @@ const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d
 /** An upload's file is joined to the uploads folder: never a path, never `.` or `..`. */
 const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}$/;
 const TIME_FIELDS = ['created_at', 'expires_at', 'last_used_at', 'revoked_at', 'used_at'];
+/** Fields that name a record (its id, or the account it belongs to): stores key maps by them. */
+const ID_FIELDS = ['id', 'account'];
+/**
+ * Names an object inherits (`__proto__`, `constructor`, `toString`...): as ids they would reach
+ * Object.prototype through a plain object keyed by id. The daemon never makes such an id.
+ */
+const isInheritedName = (name: string): boolean => name === '__proto__' || name in Object.prototype;
+/** No stored string holds a control character (PostgreSQL text cannot hold NUL at all). */
+const CONTROL = /\p{Cc}/u;
 
 type Row = Record<string, unknown>;
 
@@ -118,12 +127,18 @@ function checkWhole(d: Row, problems: string[]): void {
   for (const list of ['keys', 'usage', 'uploads', 'sessions']) {
     for (const [i, r] of rows(d, list)) {
       const account = text(r.account);
-      if (account !== undefined && !accounts.has(account)) problems.push(`$.${list}[${i}].account: no account "${account.slice(0, 64)}" in $.accounts`);
+      if (account !== undefined && !accounts.has(account)) problems.push(`$.${list}[${i}].account: no account ${JSON.stringify(account.slice(0, 64))} in $.accounts`);
     }
   }
 
   for (const list of Object.keys(SHAPES)) {
     for (const [i, r] of rows(d, list)) {
+      for (const field of Object.keys(SHAPES[list as keyof typeof SHAPES])) {
+        const v = text(r[field]);
+        if (v === undefined) continue;
+        if (CONTROL.test(v)) problems.push(`$.${list}[${i}].${field}: must not contain control characters (NUL, ESC, line breaks...)`);
+        else if (ID_FIELDS.includes(field) && isInheritedName(v)) problems.push(`$.${list}[${i}].${field}: "${v}" cannot be an id (a name every object inherits); the daemon makes ids like acct_..., key_..., upl_...`);
+      }
       for (const field of TIME_FIELDS) {
         const t = text(r[field]);
         if (t !== undefined && !(INSTANT.test(t) && !Number.isNaN(Date.parse(t)))) problems.push(`$.${list}[${i}].${field}: must be an ISO 8601 time, e.g. 2026-11-15T12:00:00.000Z`);

@@ -20,8 +20,13 @@ export function sessionCsrfToken(sessionToken: string): string {
   return createHmac('sha256', sessionToken).update('provenance dashboard csrf v1').digest('base64url');
 }
 
-/** Constant-time comparison of a submitted token with the expected one. */
+/**
+ * Constant-time comparison of a submitted token with the expected one. Both must have the
+ * tokens' format first (43 base64url characters, so 43 bytes each): a malformed field, such as
+ * 43 non-ASCII characters (more than 43 bytes), is a plain mismatch, never a throw of
+ * timingSafeEqual on buffers of different lengths.
+ */
 export function sameToken(given: unknown, expected: string | undefined): boolean {
-  if (typeof given !== 'string' || !expected || given.length !== expected.length) return false;
+  if (!isCsrfSecret(given) || !isCsrfSecret(expected)) return false;
   return timingSafeEqual(Buffer.from(given), Buffer.from(expected));
 }

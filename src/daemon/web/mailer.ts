@@ -4,7 +4,7 @@
 // loaded only then. The link is a credential: it is never passed to the structured log.
 import { randomBytes } from 'node:crypto';
 import { relative } from 'node:path';
-import { writeOutboxMessage } from './outbox.js';
+import { terminalSafe, writeOutboxMessage } from './outbox.js';
 import { formatUtc } from './pages/format.js';
 
 export interface SigninMail {
@@ -55,6 +55,8 @@ export function signinText(mail: SigninMail): string {
 
 /** The message as an RFC 5322 text (8bit, so the link stays on one line for `cat`). */
 export function composeSigninMessage(mail: SigninMail, from = DEFAULT_MAIL_FROM): string {
+  // normaliseEmail refuses control characters; a header never carries one all the same.
+  if (/[\p{Cc}\p{Cf}]/u.test(mail.to)) throw new Error('A mail address with control characters cannot be written into a header.');
   const ascii = /^[\x20-\x7e\n]*$/.test(signinText(mail));
   const headers = [
     `From: ${from}`,
@@ -83,9 +85,9 @@ export class OutboxMailer implements Mailer {
     const out = this.options.console;
     if (!out) return;
     if (this.options.linkOnConsole ?? true) {
-      out.write(`sign-in link for ${mail.to} (expires ${formatUtc(mail.expiresAt)}): ${mail.link}\n`);
+      out.write(`sign-in link for ${terminalSafe(mail.to)} (expires ${formatUtc(mail.expiresAt)}): ${mail.link}\n`);
     } else {
-      out.write(`sign-in mail for ${mail.to} saved as ${relative(this.options.dataDir, file)}; print its link with: provenance daemon outbox --last --data-dir ${this.options.dataDir}\n`);
+      out.write(`sign-in mail for ${terminalSafe(mail.to)} saved as ${relative(this.options.dataDir, file)}; print its link with: provenance daemon outbox --last --data-dir ${this.options.dataDir}\n`);
     }
   }
 

@@ -18,6 +18,16 @@ export interface OutboxMessage {
 
 let sequence = 0;
 
+/**
+ * A value read from input (an address, a header of a mail file) made safe for a terminal:
+ * every control or format character (ESC, BEL, NUL, CR, bidi overrides...) is shown as a
+ * \u{...} escape instead of reaching the terminal, where it could move the cursor, recolour
+ * or rewrite what the operator reads.
+ */
+export function terminalSafe(value: string): string {
+  return value.replace(/[\p{Cc}\p{Cf}]/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+}
+
 /** Writes one message (0600, in a 0700 folder); file names sort in the order written. */
 export function writeOutboxMessage(dataDir: string, message: string): string {
   const dir = join(dataDir, OUTBOX_DIR);

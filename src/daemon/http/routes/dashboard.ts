@@ -95,7 +95,15 @@ export function dashboardRoutes(app: FastifyInstance, web: Web): void {
       sessions.setFlash(token, { error: `An account has at most ${MAX_ACTIVE_KEYS} active keys; revoke one you no longer use first.` });
       return redirect(reply, '/dashboard');
     }
-    const newKey = await accounts.createKey(account.email, name || `key ${keys.length + 1}`);
+    let newKey;
+    try {
+      newKey = await accounts.createKey(account.email, name || `key ${keys.length + 1}`);
+    } catch (err) {
+      // The limit, checked again atomically by the store: another create took the last place.
+      if (!(err instanceof AdminError)) throw err;
+      sessions.setFlash(token, { error: `An account has at most ${MAX_ACTIVE_KEYS} active keys; revoke one you no longer use first.` });
+      return redirect(reply, '/dashboard');
+    }
     await store.commit();
     sessions.setFlash(token, { newKey });
     return redirect(reply, '/dashboard');

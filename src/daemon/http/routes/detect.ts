@@ -206,7 +206,8 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
     async (request) => {
       let input: DetectInput;
       try {
-        input = request.isMultipart() ? await readMultipartDetect(request) : await decodeInline(parseJsonDetect(request.body));
+        const { catalogue } = app.services;
+        input = request.isMultipart() ? await readMultipartDetect(request, catalogue) : await decodeInline(parseJsonDetect(request.body, catalogue));
       } finally {
         request.bodyLease?.release();
       }

@@ -1,4 +1,5 @@
-// GET /v1/detectors (SPEC 4.2): public, free, the catalogue as the engine has it.
+// GET /v1/detectors (SPEC 4.2): public, free, the catalogue as the engine has it (the hosted
+// five with --catalogue hosted).
 import type { FastifyInstance } from 'fastify';
 import { detectorsBody } from '../../../detectors/catalogue.js';
 import { INTERNAL_ERROR_MESSAGE } from '../../contract/errors.js';
@@ -6,7 +7,7 @@ import { FORCED_ANYWHERE } from '../../testing/forced-answers.js';
 import { detectorsBodySchema, errorResponse, requestIdHeader, testResponseHeaders } from './schemas.js';
 
 export async function detectorsRoute(app: FastifyInstance): Promise<void> {
-  const body = JSON.stringify(detectorsBody());
+  const body = JSON.stringify(detectorsBody(app.services.catalogue));
   app.get(
     '/v1/detectors',
     {
@@ -18,7 +19,7 @@ export async function detectorsRoute(app: FastifyInstance): Promise<void> {
         security: [],
         headers: testResponseHeaders(FORCED_ANYWHERE),
         response: {
-          200: { description: 'The detectors this daemon runs', headers: { 'Request-Id': requestIdHeader }, content: { 'application/json': { schema: detectorsBodySchema, example: detectorsBody() } } },
+          200: { description: 'The detectors this daemon runs', headers: { 'Request-Id': requestIdHeader }, content: { 'application/json': { schema: detectorsBodySchema, example: detectorsBody(app.services.catalogue) } } },
           '4XX': errorResponse('not_found (another path) or invalid_request', { not_found: { message: 'There is no route GET /v1/detector; see /docs for the API.' } }),
           500: errorResponse('internal_error', { internal_error: { message: INTERNAL_ERROR_MESSAGE } }),
         },

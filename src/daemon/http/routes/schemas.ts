@@ -1,7 +1,7 @@
 // JSON Schemas of the /v1 shapes, for the OpenAPI document (GET /v1/openapi.json, /docs).
 // Requests are checked in code (detect-input.ts) so each refusal gets the CONTRACT's error
 // type, field and wording; these schemas describe the same rules.
-import { DETECTOR_IDS } from '../../../types.js';
+import { DETECTOR_IDS, WATERMARK_PAYLOADS } from '../../../types.js';
 import { ERROR_TYPES, PLAN_IDS, type ErrorType } from '../../contract/api-types.js';
 import { MAX_FORCED_DELAY_MS, type ForcedKind } from '../../testing/forced-answers.js';
 
@@ -61,6 +61,36 @@ export const detectorsBodySchema = {
   },
 } as const;
 
+/** On a found generator_metadata match (CONTRACT "Detectors beyond the hosted catalogue"). */
+const generatorSchema = {
+  type: 'object',
+  description: 'What an image generator wrote into the file. Metadata is writable by anyone; `signature` is set only for records the generator signs (NovelAI).',
+  required: ['tool', 'where'],
+  additionalProperties: false,
+  properties: {
+    tool: { type: 'string', description: 'automatic1111, comfyui, invokeai, novelai, swarmui, fooocus, ruinedfooocus, stability_matrix, tensorart, midjourney, google_ai, openai, adobe_firefly, or another lower-case name the file states unambiguously.' },
+    app: { type: 'string', description: 'The program by name when the record says which (a fork of AUTOMATIC1111, a version).' },
+    where: { type: 'string', description: 'The record read, e.g. `png:tEXt:parameters`, `exif:UserComment`, `xmp:photoshop:Credit`, `alpha-lsb:stealth_pngcomp`.' },
+    model: { type: 'string' },
+    seed: { type: 'string', description: 'A string: seeds go past 2^53.' },
+    prompt: { type: 'string', maxLength: 500 },
+    signature: { type: 'string', enum: ['valid', 'invalid'] },
+  },
+} as const;
+
+/** On a found invisible_watermark match. */
+const watermarkSchema = {
+  type: 'object',
+  required: ['method', 'payload', 'bits_matched', 'bits_total'],
+  additionalProperties: false,
+  properties: {
+    method: { type: 'string', enum: ['dwtDct'] },
+    payload: { type: 'string', enum: [...WATERMARK_PAYLOADS] },
+    bits_matched: { type: 'integer', minimum: 0 },
+    bits_total: { type: 'integer', minimum: 1 },
+  },
+} as const;
+
 export const detectionResultSchema = {
   type: 'object',
   required: ['id', 'media', 'matches', 'checks_run', 'duration_ms'],
@@ -84,6 +114,9 @@ export const detectionResultSchema = {
           issuer: { type: 'string', nullable: true },
           claims: { type: 'object', additionalProperties: true },
           reason: { type: 'string' },
+          generator: generatorSchema,
+          watermark: watermarkSchema,
+          note: { type: 'string', description: 'A sentence on a result that needs one, e.g. an invisible_watermark not_found on a picture too small or too large to carry a mark.' },
         },
       },
     },

@@ -63,7 +63,10 @@ export function signinRoutes(app: FastifyInstance, web: Web): void {
       email = normaliseEmail(typed);
     } catch (err) {
       if (!(err instanceof AdminError)) throw err;
-      return sendHtml(reply, 400, refusedPage({ title: 'Check the address', message: `“${typed}” is not an e-mail address.`, csrf: cookie, email: typed }));
+      // Control characters (NUL, ESC, BEL...) are refused by normaliseEmail and never echoed.
+      const shown = typed.replace(/[\p{Cc}\p{Cf}]/gu, '');
+      const message = shown === typed ? `“${typed}” is not an e-mail address.` : 'The address holds control characters; type it again.';
+      return sendHtml(reply, 400, refusedPage({ title: 'Check the address', message, csrf: cookie, email: shown }));
     }
 
     const decision = limits.take(email, request.ip, now().getTime());

@@ -14,6 +14,7 @@ import { SigninLinks } from '../../web/signin-links.js';
 import { sendHtml } from '../../web/web-kit.js';
 import { dashboardRoutes } from './dashboard.js';
 import { signinRoutes } from './signin.js';
+import { verifyRoutes } from './verify.js';
 import { HIDDEN, type Web } from './web-context.js';
 
 export interface WebOptions {
@@ -74,7 +75,8 @@ export function webPages(options: WebOptions, dataDir: string) {
     });
 
     app.addHook('onSend', async (_request, reply) => {
-      for (const [name, value] of Object.entries(SECURITY_HEADERS)) reply.header(name, value);
+      // A page may set its own policy (Verify shows data: thumbnails); the rest get the default.
+      for (const [name, value] of Object.entries(SECURITY_HEADERS)) if (!reply.hasHeader(name)) reply.header(name, value);
       // Pages carry one-time keys and CSRF tokens: never cached, never kept for the back button.
       if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     });
@@ -102,6 +104,7 @@ export function webPages(options: WebOptions, dataDir: string) {
 
     signinRoutes(app, ctx);
     dashboardRoutes(app, ctx);
+    verifyRoutes(app, ctx);
 
     // Expired sessions and old sign-in tokens leave the store at start and then every 10 minutes.
     const sweep = async () => {

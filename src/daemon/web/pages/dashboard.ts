@@ -57,6 +57,7 @@ ${
 <progress max="${Math.max(usage.limit, 1)}" value="${Math.min(usage.used, usage.limit)}" aria-label="Calls used this month">${usage.used} of ${usage.limit}</progress>
 <p class="muted small">${number(usage.remaining)} calls left this month. Each POST /v1/detect costs one call; the quota is
 shared by all keys of the account.</p>
+<p><a href="/verify">Verify files in your browser</a> <span class="muted small">(drop a file, see its card; one call per file)</span></p>
 </section>
 
 <section class="card" aria-labelledby="keys-title">

@@ -1,0 +1,153 @@
+// `npm run bench:report`: the cost of `check --html` (issue 25). Builds .bench/report (the folder
+// scan bench's folder, made the same way: 1,000 camera-like JPEGs with unique bytes, 4032x3024
+// and 1600x1200, and 100 C2PA-signed JPEGs) and .bench/report-10k (that folder ten times over,
+// hard links: 11,000 inputs), then times, in alternating rounds, `check --json DIR` and
+// `check --json --html REPORT DIR` (the same scan and the same stdout, plus the report), both
+// with stdout to /dev/null, and weighs the report. Then opens the report in Chromium from
+// file:// and times the load (until the script has counted every row) and a filter and a search.
+// `BENCH_RUNS` rounds (default 1); `--folder report` for the 1,100-file folder only, `--folder 10k`
+// for the 11,000; `--checks c2pa,camera_reference` passes a check list to both scans (without
+// the pixel checks a scan decodes no picture, and the thumbnails are the report's whole cost).
+// Figures go into docs/PERFORMANCE.md by hand; nothing here is a pass/fail test.
+import { spawn } from 'node:child_process';
+import { existsSync, linkSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { benchOption, listFiles } from './bench-kit.js';
+import { APPLE_MAKER_NOTE, exifApp1, makePki, signC2pa, simpleManifest, stampJpeg as stamp, tinyJpeg } from '../test/fixtures/make.js';
+
+const ROOT = resolve('.');
+const BENCH = join(ROOT, '.bench');
+const BIN = join(ROOT, 'bin', 'provenance.js');
+const CHROMIUM = '/usr/bin/chromium';
+
+
+/** As scripts/bench-scan.ts buildScanFolder(dir, 1000, 100). */
+async function buildFolder(dir: string): Promise<void> {
+  const marker = `${dir}.built`;
+  if (existsSync(marker)) return;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, 'signed'), { recursive: true });
+  const exifs = [
+    exifApp1({ make: 'Apple', model: 'iPhone 15 Pro', software: '17.1.2', makerNote: APPLE_MAKER_NOTE, dateTime: '2026:10:01 10:00:00' }),
+    exifApp1({ make: 'Canon', model: 'Canon EOS R6', software: 'Firmware 1.8', dateTime: '2026:10:01 10:00:00' }),
+    undefined,
+  ];
+  const bases: Uint8Array[] = [];
+  for (let i = 0; i < 6; i++) {
+    const [width, height] = i % 2 ? [1600, 1200] : [4032, 3024];
+    bases.push(tinyJpeg({ width, height, seed: 100 + i, exif: exifs[i % 3] }));
+  }
+  for (let i = 0; i < 1000; i++) {
+    const sub = join(dir, 'camera', String(Math.floor(i / 250)).padStart(2, '0'));
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, `IMG_${String(i).padStart(5, '0')}.jpg`), stamp(bases[i % bases.length]!, `bench photo ${i}`));
+  }
+  const pki = makePki(join(BENCH, 'pki-report'));
+  for (let i = 0; i < 100; i++) {
+    const image = tinyJpeg({ width: 640, height: 480, seed: 1000 + i });
+    const signed = await signC2pa(image, 'image/jpeg', simpleManifest(`signed-${i}.jpg`, 'image/jpeg'), pki);
+    writeFileSync(join(dir, 'signed', `signed-${String(i).padStart(4, '0')}.jpg`), signed);
+  }
+  writeFileSync(marker, '');
+}
+
+/** `from` ten times over, as hard links (the same bytes: a folder with copies). */
+function buildRepeated(from: string, dir: string, times: number): void {
+  const marker = `${dir}.built-${times}`;
+  if (existsSync(marker)) return;
+  rmSync(dir, { recursive: true, force: true });
+  const files = listFiles(from);
+  for (let k = 0; k < times; k++) {
+    for (const file of files) {
+      const to = join(dir, `copy${k}`, relative(from, file));
+      mkdirSync(join(to, '..'), { recursive: true });
+      linkSync(file, to);
+    }
+  }
+  writeFileSync(marker, '');
+}
+
+function run(args: string[]): Promise<{ ms: number; peakRssKb: number }> {
+  return new Promise((resolvePromise, reject) => {
+    const started = performance.now();
+    const child = spawn('/usr/bin/time', ['-f', '%M', process.execPath, BIN, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, CI: 'true' } });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = performance.now() - started;
+      if (code !== 0 && code !== 2) return reject(new Error(`exit ${code}: ${stderr}`));
+      resolvePromise({ ms, peakRssKb: Number(stderr.trim().split('\n').at(-1)) });
+    });
+  });
+}
+
+async function browse(report: string): Promise<{ loadMs: number; filterMs: number; searchMs: number; rows: number }> {
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const started = performance.now();
+    await page.goto(pathToFileURL(report).href, { waitUntil: 'domcontentloaded', timeout: 120_000 });
+    await page.waitForFunction(() => (document.getElementById('shown')?.textContent ?? '') !== '', undefined, { timeout: 120_000 });
+    const loadMs = performance.now() - started;
+    const rows = await page.locator('#rows > li').count();
+    // A filter and a search, each timed in the page until the next frame is painted.
+    const inPage = (action: string) =>
+      page.evaluate(
+        (a) =>
+          new Promise<number>((done) => {
+            const t0 = performance.now();
+            if (a === 'filter') (document.querySelector('input[name=show][value=found]') as HTMLInputElement).click();
+            else {
+              const q = document.getElementById('q') as HTMLInputElement;
+              q.value = 'signed-0042';
+              q.dispatchEvent(new Event('input'));
+            }
+            requestAnimationFrame(() => setTimeout(() => done(performance.now() - t0), 0));
+          }),
+        action,
+      );
+    const filterMs = await inPage('filter');
+    const searchMs = await inPage('search');
+    return { loadMs, filterMs, searchMs, rows };
+  } finally {
+    await browser.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const runs = Number(process.env.BENCH_RUNS ?? 1);
+  const which = benchOption('folder', 'both');
+  const checks = benchOption('checks', '');
+  const extra = checks ? ['--checks', checks] : [];
+  const base = join(BENCH, 'report');
+  await buildFolder(base);
+  const folders = which === '10k' ? [] : [base];
+  if (which !== 'report') {
+    buildRepeated(base, join(BENCH, 'report-10k'), 10);
+    folders.push(join(BENCH, 'report-10k'));
+  }
+  for (const dir of folders) {
+    const count = listFiles(dir).length;
+    const out = join(BENCH, `${dir.split('/').pop()}.html`);
+    console.log(`\n${relative(ROOT, dir)}: ${count} files${checks ? `, --checks ${checks}` : ', every check'}`);
+    for (let r = 0; r < runs; r++) {
+      for (const f of listFiles(dir)) statSync(f); // the folder's metadata in the cache for both
+      const json = await run(['check', '--local', '--quiet', ...extra, '--json', dir]);
+      const html = await run(['check', '--local', '--quiet', ...extra, '--json', '--html', out, dir]);
+      const mb = statSync(out).size / 1e6;
+      console.log(
+        `round ${r + 1}: --json ${(json.ms / 1000).toFixed(1)} s (${json.peakRssKb >> 10} MB RSS); --json --html ${(html.ms / 1000).toFixed(1)} s (${html.peakRssKb >> 10} MB RSS); ` +
+          `ratio ${(html.ms / json.ms).toFixed(2)}x; report ${mb.toFixed(1)} MB`,
+      );
+    }
+    if (existsSync(CHROMIUM)) {
+      const b = await browse(out);
+      console.log(`Chromium: ${b.rows} rows, opened in ${(b.loadMs / 1000).toFixed(2)} s; filter ${b.filterMs.toFixed(0)} ms; search ${b.searchMs.toFixed(0)} ms`);
+    }
+  }
+}
+
+await main();

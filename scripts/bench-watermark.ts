@@ -1,0 +1,167 @@
+// `node scripts/run-ts.mjs scripts/bench-watermark.ts`: the invisible_watermark check against
+// the reference decoder on the corpus PNGs (../shared/corpus/ai, every PNG under it), one core
+// each. Ours: read the file, run the detector (header, decode, every reading it needs), in this
+// process with libvips held to one thread (VIPS_CONCURRENCY=1, set before sharp loads: the
+// script re-runs itself so, from the repository root). The reference: cv2.imread + imwatermark's WatermarkDecoder
+// (dwtDct) for each of the five payloads, in python3 with OpenCV held to one thread, timed
+// inside python (interpreter start and imports excluded). Both under `taskset -c 0` when
+// available. The reference checkout comes from PROVENANCE_BENCH_IMWATERMARK (a directory holding
+// imwatermark/); the interpreter from PROVENANCE_BENCH_PYTHON, else python3, else
+// /usr/bin/python3, the first that imports cv2, pywt and numpy. Without them the reference row
+// is skipped with a notice. BENCH_RUNS rounds (default 3), each timing both once, so ratios
+// compare runs of the same minute. Target: ours <= 0.3x the reference.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { sha256Ms } from './machine-speed.js';
+
+const CORPUS = resolve('..', 'shared', 'corpus', 'ai');
+const OURS_FLAG = '--ours-child';
+
+function pngsUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.toLowerCase().endsWith('.png'))
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function has(command: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+}
+
+const pin = (command: string, args: string[]): [string, string[]] => (has('taskset') ? ['taskset', ['-c', '0', command, ...args]] : [command, args]);
+
+/** The child: times our detector on the files, prints {ms, bits} as JSON. */
+async function oursChild(files: string[]): Promise<void> {
+  const { invisibleWatermark, uprightPixels } = await import('../src/detectors/invisible-watermark.js');
+  const { sniffMediaType } = await import('../src/media/sniff.js');
+  const { readBlockBits, voteBits, matchingBits } = await import('../src/media/dwt-dct.js');
+  const { PAYLOAD_BITS } = await import('../src/detectors/invisible-watermark-payloads.js');
+  // Warm-up: sharp's native module and the JIT, on one file.
+  const warm = new Uint8Array(readFileSync(files[0]!));
+  await invisibleWatermark.run({ bytes: warm, type: await sniffMediaType(warm), sha256: '' }, {});
+  const start = performance.now();
+  for (const file of files) {
+    // A fresh array per file and run: decodePixels memoises per array, and must not here.
+    const bytes = new Uint8Array(readFileSync(file));
+    await invisibleWatermark.run({ bytes, type: 'image/png', sha256: '' }, {});
+  }
+  const ms = performance.now() - start;
+  // Outside the timing: the reference-equivalent counts, to check both sides read the same.
+  const bits: Record<string, Record<string, number> | null> = {};
+  for (const file of files) {
+    const bytes = new Uint8Array(readFileSync(file));
+    const pixels = await uprightPixels({ bytes, type: 'image/png', sha256: '' });
+    if (pixels.width * pixels.height < 256 * 256) {
+      bits[file] = null;
+      continue;
+    }
+    const blocks = readBlockBits(pixels);
+    bits[file] = Object.fromEntries(Object.entries(PAYLOAD_BITS).map(([p, want]) => [p, matchingBits(voteBits(blocks, want.length), want)]));
+  }
+  console.log(JSON.stringify({ ms, bits }));
+}
+
+const REFERENCE_PY = String.raw`
+import json, sys, time, types
+sys.path.insert(0, sys.argv[1])
+# imwatermark/__init__ imports its rivaGan method, which needs torch and onnxruntime; dwtDct
+# needs neither, so absent ones are stubbed (the code timed is untouched).
+for name in ('torch', 'onnxruntime'):
+    try:
+        __import__(name)
+    except ImportError:
+        sys.modules[name] = types.ModuleType(name)
+import cv2, numpy as np
+cv2.setNumThreads(1)
+from imwatermark import WatermarkDecoder
+SDXL = [int(b) for b in bin(0b101100111110110010010000011110111011000110011110)[2:]]
+PAYLOADS = [('sdxl48', SDXL)] + [(t, list(np.unpackbits(np.frombuffer(t.encode(), dtype=np.uint8)))) for t in ('StableDiffusionV1', 'StableDiffusionV1-Inpainting', 'SDV2', 'InvokeAI')]
+files = sys.argv[2:]
+def check(path):
+    img = cv2.imread(path)
+    out = {}
+    for name, want in PAYLOADS:
+        try:
+            got = WatermarkDecoder('bits', len(want)).decode(img, 'dwtDct')
+        except RuntimeError:
+            return None
+        out[name] = int(np.sum(np.array(got) == np.array(want)))
+    return out
+check(files[0])
+start = time.perf_counter()
+bits = {f: check(f) for f in files}
+print(json.dumps({'ms': (time.perf_counter() - start) * 1000, 'bits': bits}))
+`;
+
+/** The python that can run the reference, or why none can. */
+function findReference(): { python: string; checkout: string } | string {
+  const checkout = process.env.PROVENANCE_BENCH_IMWATERMARK;
+  if (!checkout) return 'PROVENANCE_BENCH_IMWATERMARK is not set (a directory holding imwatermark/, e.g. a ShieldMnt/invisible-watermark checkout)';
+  if (!existsSync(join(checkout, 'imwatermark', 'maxDct.py'))) return `${checkout} holds no imwatermark/maxDct.py`;
+  const candidates = [process.env.PROVENANCE_BENCH_PYTHON, 'python3', '/usr/bin/python3'].filter((c): c is string => Boolean(c));
+  const tried: string[] = [];
+  for (const python of candidates) {
+    const probe = spawnSync(python, ['-c', 'import cv2, pywt, numpy'], { encoding: 'utf8' });
+    if (probe.status === 0) return { python, checkout };
+    tried.push(`${python}: ${probe.error ? 'not found' : (probe.stderr.trim().split('\n').pop() ?? 'fails')}`);
+  }
+  return `no python3 with cv2, pywt and numpy (${tried.join('; ')}; Debian: apt-get install python3-opencv python3-pywt)`;
+}
+
+interface Timed {
+  ms: number;
+  bits: Record<string, Record<string, number> | null>;
+}
+
+function runJson(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Timed {
+  const [cmd, argv] = pin(command, args);
+  return JSON.parse(execFileSync(cmd, argv, { encoding: 'utf8', env, maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop()!);
+}
+
+async function main(): Promise<void> {
+  if (process.argv[2] === OURS_FLAG) return oursChild(process.argv.slice(3));
+  if (!existsSync(CORPUS)) {
+    console.log(`NOTICE: ${CORPUS} is absent: nothing to bench.`);
+    return;
+  }
+  const files = pngsUnder(CORPUS);
+  const runs = Number(process.env.BENCH_RUNS ?? 3);
+  const reference = findReference();
+  if (typeof reference === 'string') console.log(`NOTICE: the reference row is skipped: ${reference}.`);
+  // This script again, through the runner that bundles it (argv[1] is scripts/run-ts.mjs).
+  const self = [process.argv[1]!, 'scripts/bench-watermark.ts'];
+  const oursEnv = { ...process.env, VIPS_CONCURRENCY: '1' };
+  console.log(`${files.length} PNGs under ${CORPUS}; ${runs} rounds${has('taskset') ? ', each side held to core 0 (taskset)' : ''}.`);
+
+  const rounds: Array<{ ours: Timed; reference?: Timed }> = [];
+  for (let i = 0; i < runs; i++) {
+    const ours = runJson(process.execPath, [...self, OURS_FLAG, ...files], oursEnv);
+    const ref = typeof reference === 'string' ? undefined : runJson(reference.python, ['-c', REFERENCE_PY, reference.checkout, ...files]);
+    rounds.push({ ours, reference: ref });
+  }
+
+  const ours = median(rounds.map((r) => r.ours.ms));
+  console.log('\n| run | wall time | per file |');
+  console.log('|---|---|---|');
+  console.log(`| ours: invisible_watermark check (decode + all payloads and readings), one core | ${ours.toFixed(0)} ms | ${(ours / files.length).toFixed(1)} ms |`);
+  if (typeof reference !== 'string') {
+    const ref = median(rounds.map((r) => r.reference!.ms));
+    console.log(`| reference: cv2.imread + WatermarkDecoder x 5 payloads (${reference.python}), one core | ${ref.toFixed(0)} ms | ${(ref / files.length).toFixed(1)} ms |`);
+    const ratios = rounds.map((r) => r.ours.ms / r.reference!.ms);
+    console.log(`\nours / reference: ${median(ratios).toFixed(3)}x (rounds: ${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)}; target <= 0.3x)`);
+    // Both sides read the same bits on every file (PNG: exact).
+    const a = rounds[0]!.ours.bits;
+    const b = rounds[0]!.reference!.bits;
+    const same = files.filter((f) => JSON.stringify(a[f]) === JSON.stringify(b[f])).length;
+    console.log(`files where our reference reading equals the reference's bits_matched on all five payloads: ${same}/${files.length}`);
+  }
+  console.log(`machine speed at the end: SHA-256 of 1.9 MB in ${sha256Ms(Buffer.alloc(1957448, 7)).toFixed(2)} ms, one thread`);
+}
+
+await main();

@@ -1,0 +1,114 @@
+// AUTOMATIC1111's `parameters` text and the forks that write it (Forge, Forge Neo, reForge,
+// SD.Next; Fooocus's "a1111" scheme; ComfyUI nodes that save in this format), and InvokeAI 2.x's
+// `Dream` command line. The layout, from modules/infotext_utils.py (parse_generation_parameters):
+//   prompt lines
+//   Negative prompt: negative lines
+//   Steps: 20, Sampler: Euler a, CFG scale: 7, Seed: 1234, Size: 512x512, Model: name, Version: v1.10.1
+// The settings line is the last line with at least three "Key: value" pairs; values may be quoted.
+import type { GeneratorRecord } from '../types.js';
+import { RANK, clipPrompt, modelName, seedString, type Candidate } from './generator-fields.js';
+
+/** The settings line is read up to this many characters. */
+const MAX_SETTINGS_CHARS = 64 * 1024;
+const MAX_PARAMS = 500;
+/** A key as A1111's re_param_code accepts it (`\w[\w \-/]+`), bounded. */
+const KEY = /^\w[\w \-/]{0,63}$/;
+
+export interface A1111Parameters {
+  prompt: string;
+  settings: Map<string, string>;
+}
+
+/**
+ * The `Key: value, Key: "quoted, value"` pairs of a settings line, as A1111's re_param_code reads
+ * them, by a hand-written scan rather than that regex: its nested quantifiers backtrack
+ * quadratically on a hostile line, and every step here moves forward.
+ */
+function params(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const line = text.slice(0, MAX_SETTINGS_CHARS);
+  const n = line.length;
+  let i = 0;
+  while (i < n && out.size < MAX_PARAMS) {
+    while (i < n && (line[i] === ' ' || line[i] === ',')) i++;
+    const colon = line.indexOf(':', i);
+    if (colon < 0) break;
+    const key = line.slice(i, colon).trim();
+    let j = colon + 1;
+    while (j < n && line[j] === ' ') j++;
+    let value: string;
+    if (line[j] === '"') {
+      let k = j + 1;
+      while (k < n && line[k] !== '"') k += line[k] === '\\' ? 2 : 1;
+      value = line.slice(j + 1, Math.min(k, n));
+      i = k + 1;
+    } else {
+      const comma = line.indexOf(',', j);
+      const end = comma < 0 ? n : comma;
+      value = line.slice(j, end).trim();
+      i = end + 1;
+    }
+    if (KEY.test(key) && !out.has(key)) out.set(key, value);
+  }
+  return out;
+}
+
+/** The prompt and settings of an A1111-style text; undefined when it has no settings line. */
+export function parseA1111(text: string): A1111Parameters | undefined {
+  const trimmed = text.trim();
+  const lines = trimmed.split('\n');
+  const last = lines[lines.length - 1]!;
+  const settings = params(last);
+  if (settings.size < 3 || (!settings.has('Steps') && !settings.has('Seed'))) return undefined;
+  const body = lines.slice(0, -1);
+  const negative = body.findIndex((l) => l.startsWith('Negative prompt:'));
+  const prompt = (negative < 0 ? body : body.slice(0, negative)).join('\n').trim();
+  return { prompt, settings };
+}
+
+/** The fork an A1111-style text names, from its Version and App fields (sd-metadata's rules). */
+function appOf(settings: Map<string, string>): { tool: string; app: string } {
+  const version = settings.get('Version') ?? '';
+  const app = settings.get('App') ?? '';
+  if (/^SD\.?Next$/i.test(app)) return { tool: 'automatic1111', app: 'SD.Next' };
+  if (/^neo/i.test(version)) return { tool: 'automatic1111', app: 'Forge Neo' };
+  if (/^classic/i.test(version)) return { tool: 'automatic1111', app: 'Forge Classic' };
+  if (/reforge/i.test(version)) return { tool: 'automatic1111', app: 'reForge' };
+  if (/^f\d/.test(version)) return { tool: 'automatic1111', app: 'Stable Diffusion WebUI Forge' };
+  if (/^Fooocus\b/i.test(version)) return { tool: 'fooocus', app: 'Fooocus' };
+  if (/^ComfyUI\b/i.test(version)) return { tool: 'comfyui', app: 'ComfyUI' };
+  return { tool: 'automatic1111', app: 'AUTOMATIC1111' };
+}
+
+/** A record from an A1111-style text read at `where`, or undefined when the text is not one. */
+export function a1111Candidate(text: string, where: string): Candidate | undefined {
+  const parsed = parseA1111(text);
+  if (!parsed) return undefined;
+  const { tool, app } = appOf(parsed.settings);
+  const record: GeneratorRecord = { tool, app, where };
+  const model = modelName(parsed.settings.get('Model'));
+  const seed = seedString(parsed.settings.get('Seed'));
+  const prompt = clipPrompt(parsed.prompt);
+  if (model) record.model = model;
+  if (seed) record.seed = seed;
+  if (prompt) record.prompt = prompt;
+  // Fooocus's own record is more specific than the A1111 family it imitates.
+  return { record, rank: tool === 'fooocus' ? RANK.specific : RANK.generic, strength: 'structured' };
+}
+
+/**
+ * InvokeAI 2.x's `Dream` text: the prompt in quotes, then dream.py switches
+ * (`-s` steps, `-S` seed, `-W`/`-H` size, `-C` cfg, `-A` sampler).
+ */
+export function dreamCandidate(text: string, where: string): Candidate | undefined {
+  const m = /^\s*"((?:\\.|[^"\\])*)"\s*(.*)$/s.exec(text.slice(0, MAX_SETTINGS_CHARS));
+  const prompt = m ? m[1]! : text.split(/\s-[A-Za-z]\b/)[0]!;
+  const switches = m ? m[2]! : text;
+  const seed = /(?:^|\s)(?:-S|--seed[= ])\s*(-?\d+)/.exec(switches)?.[1];
+  if (!seed && !/(?:^|\s)-s\s*\d+/.test(switches)) return undefined;
+  const record: GeneratorRecord = { tool: 'invokeai', app: 'InvokeAI', where };
+  if (seed) record.seed = seedString(seed)!;
+  const p = clipPrompt(prompt);
+  if (p) record.prompt = p;
+  return { record, rank: RANK.specific, strength: 'structured' };
+}

@@ -1,0 +1,111 @@
+// ComfyUI's records: the `prompt` API graph ({"id": {"class_type", "inputs"}}) and the `workflow`
+// UI graph ({"nodes": [...]}), as PNG text chunks, or in a WebP's EXIF as "prompt:{...}" (Model)
+// and "workflow:{...}" (Make), from SaveAnimatedWEBP in comfy_extras/nodes_images.py.
+// The seed is the sampler node's (`seed`, or `noise_seed` for the advanced and custom samplers,
+// followed through a link to a primitive or RandomNoise node); the model is the checkpoint or UNet
+// loader found by following the sampler's `model` input up the chain (LoRA loaders, patches).
+// Every walk is a bounded loop over the parsed graph, never a recursion.
+import type { GeneratorRecord } from '../types.js';
+import { RANK, clipPrompt, isObject, modelName, parseJsonObject, seedString, str, type Candidate, type JsonObject } from './generator-fields.js';
+
+/** Graphs with more nodes than this are read only up to it. */
+const MAX_NODES = 10_000;
+/** Links followed from the sampler to a loader or a seed source. */
+const MAX_HOPS = 32;
+
+interface Node {
+  id: string;
+  classType: string;
+  inputs: JsonObject;
+}
+
+function nodesOf(graph: JsonObject): Map<string, Node> {
+  const nodes = new Map<string, Node>();
+  for (const id of Object.keys(graph)) {
+    if (nodes.size >= MAX_NODES) break;
+    const v = graph[id];
+    if (!isObject(v)) continue;
+    const classType = str(v['class_type']);
+    const inputs = v['inputs'];
+    if (classType && isObject(inputs)) nodes.set(id, { id, classType, inputs });
+  }
+  return nodes;
+}
+
+/** The node an input links to (`["4", 0]`), when it is a link. */
+function linked(nodes: Map<string, Node>, input: unknown): Node | undefined {
+  if (!Array.isArray(input) || input.length < 1) return undefined;
+  const id = input[0];
+  return typeof id === 'string' || typeof id === 'number' ? nodes.get(String(id)) : undefined;
+}
+
+const SEED_INPUTS = ['seed', 'noise_seed', 'value', 'int', 'Value', 'seed_value'];
+
+function findSeed(nodes: Map<string, Node>, sampler: Node, raw: string): string | undefined {
+  let node: Node | undefined = sampler;
+  for (let hop = 0; node && hop < MAX_HOPS; hop++) {
+    const n: Node = node;
+    const key = SEED_INPUTS.find((k) => n.inputs[k] !== undefined) ?? (n.inputs['noise'] !== undefined ? 'noise' : undefined);
+    if (!key) return undefined;
+    const v = n.inputs[key];
+    if (!Array.isArray(v)) return seedString(v, raw);
+    node = linked(nodes, v);
+  }
+  return undefined;
+}
+
+function findModel(nodes: Map<string, Node>, sampler: Node | undefined): string | undefined {
+  let node = sampler && linked(nodes, sampler.inputs['model']);
+  for (let hop = 0; node && hop < MAX_HOPS; hop++) {
+    const name = modelName(node.inputs['ckpt_name']) ?? modelName(node.inputs['unet_name']);
+    if (name) return name;
+    node = linked(nodes, node.inputs['model']);
+  }
+  // No chain to follow (a custom sampler, a broken link): the first loader in the graph.
+  for (const n of nodes.values()) {
+    const name = modelName(n.inputs['ckpt_name']) ?? modelName(n.inputs['unet_name']);
+    if (name) return name;
+  }
+  return undefined;
+}
+
+function findPrompt(nodes: Map<string, Node>, sampler: Node): string | undefined {
+  let node = linked(nodes, sampler.inputs['positive']);
+  for (let hop = 0; node && hop < MAX_HOPS; hop++) {
+    const text = node.inputs['text'] ?? node.inputs['text_g'];
+    if (typeof text === 'string') return clipPrompt(text);
+    node = linked(nodes, node.inputs['conditioning'] ?? node.inputs['conditioning_1'] ?? text);
+  }
+  return undefined;
+}
+
+/** Samplers in id order (numeric ids ascending, as JSON.parse orders integer-like keys). */
+function firstSampler(nodes: Map<string, Node>): Node | undefined {
+  for (const n of nodes.values()) if (/^(KSampler|SamplerCustom)/.test(n.classType)) return n;
+  for (const n of nodes.values()) if (n.inputs['seed'] !== undefined || n.inputs['noise_seed'] !== undefined) return n;
+  return undefined;
+}
+
+/** A record from a ComfyUI `prompt` graph's text at `where`, or undefined when it is not one. */
+export function comfyPromptCandidate(text: string, where: string): Candidate | undefined {
+  const graph = parseJsonObject(text);
+  if (!graph) return undefined;
+  const nodes = nodesOf(graph);
+  if (nodes.size === 0) return undefined;
+  const record: GeneratorRecord = { tool: 'comfyui', app: 'ComfyUI', where };
+  const sampler = firstSampler(nodes);
+  const model = findModel(nodes, sampler);
+  const seed = sampler && findSeed(nodes, sampler, text);
+  const prompt = sampler && findPrompt(nodes, sampler);
+  if (model) record.model = model;
+  if (seed) record.seed = seed;
+  if (prompt) record.prompt = prompt;
+  return { record, rank: RANK.generic, strength: 'structured' };
+}
+
+/** A record from a ComfyUI `workflow` (UI graph) at `where`: only that ComfyUI made it. */
+export function comfyWorkflowCandidate(text: string, where: string): Candidate | undefined {
+  const workflow = parseJsonObject(text);
+  if (!workflow || !Array.isArray(workflow['nodes'])) return undefined;
+  return { record: { tool: 'comfyui', app: 'ComfyUI', where }, rank: RANK.generic, strength: 'structured' };
+}

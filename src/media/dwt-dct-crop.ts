@@ -1,0 +1,149 @@
+// dwtDct blocks of a picture cut from a larger marked one. The encoder's blocks are 8x8 pixels
+// from the top-left corner of the picture it marked, and block n carries bit n mod L counted
+// row by row across that picture's full width. A crop moves both: its blocks sit at an unknown
+// phase (0-7 pixels, across and down) from the grid, and its first block is some block k of a
+// row W blocks wide, so its block (bx, by) carries bit (by * W + bx + k) mod L. The reference
+// reads only phase (0, 0) with W = its own width and k = 0; this module reads every phase and
+// scores every (W mod L, k mod L) for a message, so a crop of a lossless marked picture can
+// still be read. Sums are kept as integers (the 2x2 sum of U is twice the Haar LL coefficient),
+// so the rule |LL| mod 36 > 18 is sum mod 72 > 36 exactly; this is our reading, not the
+// reference's, and needs no float replication.
+import type { RawPixels } from './pixels.js';
+import { opencvUPlane } from './opencv-yuv.js';
+
+/** The block bits of one grid phase. */
+export interface PhaseReading {
+  /** Pixels skipped at the left and at the top (0-7). */
+  phaseX: number;
+  phaseY: number;
+  wide: number;
+  high: number;
+  bits: Uint8Array;
+  /** Mean of cos(2 pi LL / 18) over the blocks' read coefficients: near -1 when they sit on the
+   * encoder's lattice (9 or 27 mod 36, as 8-bit encoders leave them), near 0 by chance. */
+  lattice: number;
+}
+
+/** Every one of the 64 grid phases, in the order of their `lattice` (most lattice-like first). */
+export function readAllPhases(pixels: RawPixels): PhaseReading[] {
+  const { width, height } = pixels;
+  const plane = opencvUPlane(pixels, width, height);
+  const readings: PhaseReading[] = [];
+  // The 2x2 sums for each parity of the cell grid, computed once and shared by 16 phases each.
+  for (let parityY = 0; parityY < 2; parityY++) {
+    for (let parityX = 0; parityX < 2; parityX++) {
+      const cellsWide = (width - parityX) >> 1;
+      const cellsHigh = (height - parityY) >> 1;
+      const sums = new Uint16Array(cellsWide * cellsHigh);
+      for (let cy = 0; cy < cellsHigh; cy++) {
+        const top = (parityY + 2 * cy) * width + parityX;
+        const bottom = top + width;
+        for (let cx = 0, o = cy * cellsWide; cx < cellsWide; cx++, o++) {
+          const x = 2 * cx;
+          sums[o] = plane[top + x]! + plane[top + x + 1]! + plane[bottom + x]! + plane[bottom + x + 1]!;
+        }
+      }
+      // Each block's largest sum but the first: the max of 3 cells on its top row and of 4 on
+      // the three rows below. Row-wise window maxima, computed once, serve all 16 phases.
+      const max3 = windowMax(sums, cellsWide, cellsHigh, 1);
+      const max4 = windowMax(sums, cellsWide, cellsHigh, 0);
+      for (let offsetY = 0; offsetY < 4; offsetY++) {
+        for (let offsetX = 0; offsetX < 4; offsetX++) {
+          readings.push(readPhase(max3, max4, cellsWide, cellsHigh, offsetX, offsetY, parityX + 2 * offsetX, parityY + 2 * offsetY));
+        }
+      }
+    }
+  }
+  return readings.sort((a, b) => a.lattice - b.lattice);
+}
+
+// cos(2 pi LL / 18) = cos(2 pi sum / 36) for each sum mod 36, tabulated.
+const LATTICE_COS = Float64Array.from({ length: 36 }, (_, r) => Math.cos((2 * Math.PI * r) / 36));
+
+/** For every cell, the largest of the cells `skip`..3 to its right in its row (where all fit). */
+function windowMax(sums: Uint16Array, cellsWide: number, cellsHigh: number, skip: number): Uint16Array {
+  const out = new Uint16Array(sums.length);
+  for (let cy = 0; cy < cellsHigh; cy++) {
+    const row = cy * cellsWide;
+    for (let cx = 0; cx + 3 < cellsWide; cx++) {
+      let best = 0;
+      for (let i = row + cx + skip; i <= row + cx + 3; i++) if (sums[i]! > best) best = sums[i]!;
+      out[row + cx] = best;
+    }
+  }
+  return out;
+}
+
+function readPhase(max3: Uint16Array, max4: Uint16Array, cellsWide: number, cellsHigh: number, offsetX: number, offsetY: number, phaseX: number, phaseY: number): PhaseReading {
+  const wide = Math.max(0, Math.floor((cellsWide - offsetX) / 4));
+  const high = Math.max(0, Math.floor((cellsHigh - offsetY) / 4));
+  const bits = new Uint8Array(wide * high);
+  let lattice = 0;
+  for (let by = 0, n = 0; by < high; by++) {
+    const top = (offsetY + by * 4) * cellsWide + offsetX;
+    for (let bx = 0; bx < wide; bx++, n++) {
+      const o = top + bx * 4;
+      let best = max3[o]!;
+      const a = max4[o + cellsWide]!;
+      const b = max4[o + 2 * cellsWide]!;
+      const c = max4[o + 3 * cellsWide]!;
+      if (a > best) best = a;
+      if (b > best) best = b;
+      if (c > best) best = c;
+      bits[n] = best % 72 > 36 ? 1 : 0;
+      lattice += LATTICE_COS[best % 36]!;
+    }
+  }
+  return { phaseX, phaseY, wide, high, bits, lattice: wide * high > 0 ? lattice / (wide * high) : 0 };
+}
+
+/** An alignment of a message on one phase's blocks. */
+export interface Alignment {
+  matched: number;
+  /** The original picture's width in blocks, and which message bit the crop's first block carries. */
+  originalWide: number;
+  firstBit: number;
+}
+
+/**
+ * The best alignment of `message` on one phase's blocks, over the original widths given (in
+ * blocks) and every first bit, when one matches at least `minMatched` bits; bits are decided as
+ * the reference decides them (share of 1 votes x 255 > 127). Hypotheses stop at the first
+ * mismatch past the allowance, so a wrong one costs a few comparisons, not L.
+ */
+export function bestAlignment(reading: PhaseReading, message: Uint8Array, originalWides: readonly number[], minMatched: number): Alignment | undefined {
+  const L = message.length;
+  const allowed = L - minMatched;
+  const { wide, high, bits } = reading;
+  const ones = new Uint32Array(L);
+  const votes = new Uint32Array(L);
+  const decided = new Uint8Array(L);
+  let best: Alignment | undefined;
+  const seen = new Set<number>();
+  for (const originalWide of originalWides) {
+    // A crop is no wider than its original; and only the width mod L changes the bits.
+    if (originalWide < wide || seen.has(originalWide % L)) continue;
+    seen.add(originalWide % L);
+    ones.fill(0);
+    votes.fill(0);
+    for (let by = 0, n = 0; by < high; by++) {
+      let k = (by * originalWide) % L;
+      for (let bx = 0; bx < wide; bx++, n++) {
+        ones[k]! += bits[n]!;
+        votes[k]!++;
+        if (++k === L) k = 0;
+      }
+    }
+    for (let k = 0; k < L; k++) decided[k] = votes[k]! > 0 && (ones[k]! / votes[k]!) * 255 > 127 ? 1 : 0;
+    // Block class k (= (row * originalWide + column) mod L) carries message bit (k + first) mod L.
+    for (let first = 0; first < L; first++) {
+      let missed = 0;
+      for (let k = 0, j = first; k < L && missed <= allowed; k++) {
+        if (decided[k] !== message[j]) missed++;
+        if (++j === L) j = 0;
+      }
+      if (missed <= allowed && (!best || L - missed > best.matched)) best = { matched: L - missed, originalWide, firstBit: first };
+    }
+  }
+  return best;
+}

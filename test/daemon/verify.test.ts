@@ -1,0 +1,106 @@
+// POST /verify/detect, the Verify page's check (issue 25), over real HTTP: only with a session
+// and its CSRF token; each file counts exactly one call, as POST /v1/detect does (one reserved,
+// none for a refused request, given back when the check fails), under the plan's burst limit;
+// the answer carries the card drawn by src/report/card.ts and the /v1 result.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tinyJpeg } from '../fixtures/make.js';
+import { CORPUS_FILES, HAS_CORPUS, loadExpected } from '../helpers/corpus.js';
+import { csrfOf, signIn, webApp, type WebApp, type WebClient } from './signin-helpers.js';
+
+let t: WebApp;
+beforeAll(async () => {
+  t = await webApp();
+});
+afterAll(() => t.close());
+
+async function send(c: WebClient, bytes: Uint8Array, headers: Record<string, string> = {}) {
+  const cookie = [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  const r = await fetch(`${t.base}/verify/detect`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/octet-stream', ...(cookie ? { cookie } : {}), ...headers },
+    body: bytes,
+  });
+  return { status: r.status, headers: r.headers, body: (await r.json()) as any };
+}
+
+async function signedIn(email: string): Promise<{ c: WebClient; csrf: string }> {
+  const c = t.client();
+  await signIn(t, c, email);
+  const page = await c.get('/verify');
+  expect(page.status).toBe(200);
+  return { c, csrf: /id="csrf" value="([^"]+)"/.exec(page.text)![1]! };
+}
+
+const used = async (c: WebClient) => Number(/Calls this month<\/dt><dd>(\d+)/.exec((await c.get('/dashboard')).text)![1]);
+
+describe('the Verify page', () => {
+  it('needs a session; says what a file costs before one is sent; allows data: pictures only there', async () => {
+    const anon = t.client();
+    const r = await anon.get('/verify');
+    expect(r.status).toBe(303);
+    expect(r.location).toMatch(/^\/signin/);
+    expect((await send(anon, tinyJpeg())).status).toBe(401);
+
+    const { c } = await signedIn('page@example.com');
+    const page = await c.get('/verify');
+    expect(page.text).toContain('Each file you check costs one call');
+    expect(page.text).toContain('500 of 500 calls left');
+    expect(page.headers.get('content-security-policy')).toContain("img-src 'self' data:");
+    expect((await c.get('/dashboard')).headers.get('content-security-policy')).toContain("img-src 'self';");
+    expect((await c.get('/dashboard')).text).toContain('href="/verify"');
+    const css = await c.get('/assets/card.css');
+    expect(css.status).toBe(200);
+    expect(css.text).toContain('prefers-color-scheme');
+    expect((await c.get('/assets/verify.js')).status).toBe(200);
+  });
+
+  it('one file, one call: the card and the result come back; the dashboard counts it', async () => {
+    const { c, csrf } = await signedIn('one@example.com');
+    const name = 'holiday <b>"1"</b>.jpg';
+    const r = await send(c, tinyJpeg({ width: 200, height: 100 }), { 'x-csrf-token': csrf, 'x-file-name': encodeURIComponent(name) });
+    expect(r.status).toBe(200);
+    expect(r.body.result.media.type).toBe('image/jpeg');
+    expect(r.body.result.id).toMatch(/^chk_/);
+    expect(r.body.quota).toEqual({ used: 1, limit: 500, remaining: 499 });
+    expect(r.body.html).toContain('<article class="card"');
+    expect(r.body.html).toContain('holiday &lt;b&gt;&quot;1&quot;&lt;/b&gt;.jpg');
+    expect(r.body.html).toMatch(/<img class="file-thumb" src="data:image\/webp;base64,/);
+    expect(await used(c)).toBe(1);
+  });
+
+  it('refused requests count nothing: no CSRF token, a wrong one, an empty file', async () => {
+    const { c, csrf } = await signedIn('refused@example.com');
+    expect((await send(c, tinyJpeg())).status).toBe(403);
+    expect((await send(c, tinyJpeg(), { 'x-csrf-token': 'A'.repeat(43) })).status).toBe(403);
+    const empty = await send(c, new Uint8Array(0), { 'x-csrf-token': csrf });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.type).toBe('invalid_request');
+    expect(await used(c)).toBe(0);
+  });
+
+  it("the plan's burst limit applies as it does to a key: the 11th file in a minute is a 429 with Retry-After", async () => {
+    const { c, csrf } = await signedIn('burst@example.com');
+    for (let i = 0; i < 10; i++) expect((await send(c, tinyJpeg({ seed: i }), { 'x-csrf-token': csrf })).status).toBe(200);
+    const refused = await send(c, tinyJpeg(), { 'x-csrf-token': csrf });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.type).toBe('rate_limited');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.body.quota.used).toBe(10);
+    expect(await used(c)).toBe(10);
+    t.clock.advance(61_000);
+    expect((await send(c, tinyJpeg(), { 'x-csrf-token': csrf })).status).toBe(200);
+  });
+
+  it.skipIf(!HAS_CORPUS)("a signed file's card names its signer and shows the manifest's own thumbnails", async () => {
+    const { c, csrf } = await signedIn('signed@example.com');
+    const r = await send(c, readFileSync(join(CORPUS_FILES, 'CA.jpg')), { 'x-csrf-token': csrf, 'x-file-name': 'CA.jpg' });
+    expect(r.status).toBe(200);
+    expect(r.body.html).toContain(loadExpected()['CA.jpg']!.c2pa.issuer!);
+    expect(r.body.html).toMatch(/<img class="claim-thumb" src="data:image\/webp/);
+    expect(r.body.html).toMatch(/<img class="ing-thumb" src="data:image\/webp/);
+    // The API decided trust: the card says so, not "no trust anchors configured".
+    expect(r.body.html).toContain('signer not trusted by the API');
+  });
+});

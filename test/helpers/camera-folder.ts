@@ -9,7 +9,6 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { loadSharp } from '../../src/media/pixels.js';
 import { readCameraTags } from '../../src/media/exif-tags.js';
-import { CORPUS_FILES } from './corpus.js';
 import { stampJpeg } from '../fixtures/make.js';
 
 /** Sizes image generators write (SD 1.x/2.x, SDXL buckets, SVD), for the crops. */
@@ -18,8 +17,9 @@ const GENERATOR_SIZES: readonly [number, number][] = [
 ];
 const LONG_SIDES = [256, 320, 480, 512, 640, 768, 1000, 1024, 1280, 1600, 2048];
 
-/** The corpus files whose EXIF names a camera maker (JPEG and TIFF), by name. */
-export function cameraSources(dir = CORPUS_FILES): string[] {
+/** The files of `dir` (the shared corpus's `files/`) whose EXIF names a camera maker (JPEG and
+ * TIFF), by name; none when `dir` is absent. */
+export function cameraSources(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((name) => /\.(jpe?g|tiff?)$/i.test(name))
@@ -52,7 +52,7 @@ function random(seed: number): () => number {
  * Writes `count` pictures into `dir` (emptied first), spread over subfolders of 250; returns
  * their paths. Skips the work when `dir` already holds this count (a marker file beside it).
  */
-export async function makeCameraFolder(dir: string, count: number, corpusFiles = CORPUS_FILES, sources = cameraSources(corpusFiles)): Promise<string[]> {
+export async function makeCameraFolder(dir: string, count: number, corpusFiles: string, sources = cameraSources(corpusFiles)): Promise<string[]> {
   if (!sources.length) throw new Error(`no camera files in ${corpusFiles}`);
   const marker = `${dir}.built-${count}-${sources.length}`;
   const paths: string[] = [];

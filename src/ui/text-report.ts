@@ -66,7 +66,7 @@ const SOURCE_TYPE_WORDS: Record<string, string> = {
 };
 
 export function sourceTypeText(uri: string): string {
-  const term = sourceTypeTerm(uri);
+  const term = printable(sourceTypeTerm(uri));
   const words = SOURCE_TYPE_WORDS[term];
   return words ? `${term} (${words})` : term;
 }
@@ -117,17 +117,17 @@ function anyAiIngredient(nodes: IngredientNode[]): boolean {
 export function signerWords(match: Match, details: C2paDetails | undefined): string {
   const org = match.issuer ?? details?.signer.issuer;
   const cn = details?.signer.commonName;
-  if (org && cn && cn !== org) return `${org} (certificate: ${cn})`;
-  if (org) return org;
-  return cn ? `${cn} (the certificate names no organisation)` : 'a certificate that names no organisation';
+  if (org && cn && cn !== org) return printable(`${org} (certificate: ${cn})`);
+  if (org) return printable(org);
+  return cn ? printable(`${cn} (the certificate names no organisation)`) : 'a certificate that names no organisation';
 }
 
 export function appWords(match: Match, details: C2paDetails | undefined): string | undefined {
   const generator = match.claims?.claim_generator || undefined;
   const named = [details?.device, ...(details?.softwareAgents ?? [])].filter((x): x is string => Boolean(x));
-  if (!named.length) return generator;
+  if (!named.length) return generator && printable(generator);
   const first = [...new Set(named)].join(', ');
-  return generator && !named.includes(generator) ? `${first} (claim generator: ${generator})` : first;
+  return printable(generator && !named.includes(generator) ? `${first} (claim generator: ${generator})` : first);
 }
 
 const MAX_ACTIONS = 8;
@@ -136,7 +136,7 @@ export function actionWords(details: C2paDetails): string | undefined {
   if (!details.actions.length) return undefined;
   const shown = details.actions.slice(0, MAX_ACTIONS).map((a) => (a.digitalSourceType ? `${a.action} (${sourceTypeTerm(a.digitalSourceType)})` : a.action));
   const more = details.actions.length - shown.length;
-  return shown.join(', ') + (more > 0 ? `, and ${more} more` : '');
+  return printable(shown.join(', ') + (more > 0 ? `, and ${more} more` : ''));
 }
 
 export function ingredientLine(node: IngredientNode): string {
@@ -151,7 +151,7 @@ export function ingredientLine(node: IngredientNode): string {
     if (node.signer) parts.push(`signed by ${node.signer}`);
     parts.push(node.problems?.length ? `its credential is invalid (${node.problems.join(', ')})` : 'credential intact');
   }
-  return parts.join(' · ');
+  return printable(parts.join(' · '));
 }
 
 /** A depth-limited tree; `hidden` ingredients at this level are counted, not drawn. */
@@ -182,7 +182,7 @@ export function explainLines(match: Match, details: C2paDetails | undefined): st
   const ordered = [...codes.filter((c) => c !== UNTRUSTED), ...codes.filter((c) => c === UNTRUSTED)];
   return ordered.flatMap((code) => {
     const own = details?.explanations[code];
-    return [`${code}: ${explainCode(code).sentence}`, ...(own ? [`  (c2pa-rs: ${own})`] : [])];
+    return [printable(`${code}: ${explainCode(code).sentence}`), ...(own ? [`  (c2pa-rs: ${printable(own)})`] : [])];
   });
 }
 
@@ -190,8 +190,10 @@ function c2paCard(match: Match, s: Style, options: ReportOptions): string[] {
   const label = match.check.padEnd(LABEL_WIDTH);
   const indent = ' '.repeat(2 + LABEL_WIDTH);
   const claims = match.claims;
-  const signer = match.issuer ? `signed by ${s.bold(match.issuer)}` : 'signer names no organisation';
-  const tool = claims?.claim_generator ? `, made with ${claims.claim_generator}` : '';
+  // Everything the file supplies goes through printable(): an escape sequence in a signer's name
+  // or a claim generator must not reach the terminal.
+  const signer = match.issuer ? `signed by ${s.bold(printable(match.issuer))}` : 'signer names no organisation';
+  const tool = claims?.claim_generator ? `, made with ${printable(claims.claim_generator)}` : '';
   const lines = [`  ${label}${s.green('found')}: ${signer}${tool}`];
   if (!claims) return lines;
   const details = c2paDetails(claims);
@@ -216,14 +218,14 @@ function c2paCard(match: Match, s: Style, options: ReportOptions): string[] {
     row('why', first!);
     for (const l of rest) more(l);
   }
-  if (claims.assertions.length) row('assertions', s.dim(claims.assertions.join(', ')));
+  if (claims.assertions.length) row('assertions', s.dim(printable(claims.assertions.join(', '))));
   return lines;
 }
 
 function matchLines(match: Match, s: Style, options: ReportOptions): string[] {
   const label = match.check.padEnd(LABEL_WIDTH);
   const indent = ' '.repeat(2 + LABEL_WIDTH);
-  if (match.result === 'unavailable') return [`  ${label}${s.yellow('unavailable')}: ${match.reason ?? ''}`];
+  if (match.result === 'unavailable') return [`  ${label}${s.yellow('unavailable')}: ${printable(match.reason ?? '')}`];
   if (match.result === 'not_found') return [`  ${label}${s.dim('not found')}${match.note ? s.dim(`: ${printable(match.note)}`) : ''}`];
   if (match.check === 'c2pa') return c2paCard(match, s, options);
   if (match.check === 'camera_reference') {
@@ -253,8 +255,8 @@ export function hintLines(hints: Hints | undefined, s: Style): string[] {
 
 export function formatResult(source: string, result: DetectionResult, s: Style, options: ReportOptions = {}): string {
   const lines = [
-    s.bold(source),
-    `  ${s.dim(`${result.media.type} · ${formatBytes(result.media.bytes)} · sha256 ${result.media.sha256}`)}`,
+    s.bold(printable(source)),
+    `  ${s.dim(printable(`${result.media.type} · ${formatBytes(result.media.bytes)} · sha256 ${result.media.sha256}`))}`,
   ];
   // Planned detectors share one line. Their status comes from the catalogue, not from the words
   // of the reason (an API's wording may differ); a check the catalogue lacks is shown on its own.
@@ -270,7 +272,7 @@ export function formatResult(source: string, result: DetectionResult, s: Style, 
 }
 
 export function formatError(source: string, error: ErrorInfo, s: Style): string {
-  return `${s.bold(source)}\n  ${s.red('could not be read')}: ${error.message} (${error.type})\n\n`;
+  return `${s.bold(printable(source))}\n  ${s.red('could not be read')}: ${printable(error.message)} (${printable(error.type)})\n\n`;
 }
 
 /** The closing summary line of a readable report, and the caveat. */

@@ -14,43 +14,13 @@ import { existsSync, linkSync, mkdirSync, rmSync, statSync, writeFileSync } from
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { benchOption, listFiles } from './bench-kit.js';
-import { APPLE_MAKER_NOTE, exifApp1, makePki, signC2pa, simpleManifest, stampJpeg as stamp, tinyJpeg } from '../test/fixtures/make.js';
+import { buildScanFolder } from './bench-folders.js';
 
 const ROOT = resolve('.');
 const BENCH = join(ROOT, '.bench');
 const BIN = join(ROOT, 'bin', 'provenance.js');
 const CHROMIUM = '/usr/bin/chromium';
 
-
-/** As scripts/bench-scan.ts buildScanFolder(dir, 1000, 100). */
-async function buildFolder(dir: string): Promise<void> {
-  const marker = `${dir}.built`;
-  if (existsSync(marker)) return;
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(join(dir, 'signed'), { recursive: true });
-  const exifs = [
-    exifApp1({ make: 'Apple', model: 'iPhone 15 Pro', software: '17.1.2', makerNote: APPLE_MAKER_NOTE, dateTime: '2026:10:01 10:00:00' }),
-    exifApp1({ make: 'Canon', model: 'Canon EOS R6', software: 'Firmware 1.8', dateTime: '2026:10:01 10:00:00' }),
-    undefined,
-  ];
-  const bases: Uint8Array[] = [];
-  for (let i = 0; i < 6; i++) {
-    const [width, height] = i % 2 ? [1600, 1200] : [4032, 3024];
-    bases.push(tinyJpeg({ width, height, seed: 100 + i, exif: exifs[i % 3] }));
-  }
-  for (let i = 0; i < 1000; i++) {
-    const sub = join(dir, 'camera', String(Math.floor(i / 250)).padStart(2, '0'));
-    mkdirSync(sub, { recursive: true });
-    writeFileSync(join(sub, `IMG_${String(i).padStart(5, '0')}.jpg`), stamp(bases[i % bases.length]!, `bench photo ${i}`));
-  }
-  const pki = makePki(join(BENCH, 'pki-report'));
-  for (let i = 0; i < 100; i++) {
-    const image = tinyJpeg({ width: 640, height: 480, seed: 1000 + i });
-    const signed = await signC2pa(image, 'image/jpeg', simpleManifest(`signed-${i}.jpg`, 'image/jpeg'), pki);
-    writeFileSync(join(dir, 'signed', `signed-${String(i).padStart(4, '0')}.jpg`), signed);
-  }
-  writeFileSync(marker, '');
-}
 
 /** `from` ten times over, as hard links (the same bytes: a folder with copies). */
 function buildRepeated(from: string, dir: string, times: number): void {
@@ -123,7 +93,7 @@ async function main(): Promise<void> {
   const checks = benchOption('checks', '');
   const extra = checks ? ['--checks', checks] : [];
   const base = join(BENCH, 'report');
-  await buildFolder(base);
+  await buildScanFolder(base, 1000, 100, join(BENCH, 'pki-report'));
   const folders = which === '10k' ? [] : [base];
   if (which !== 'report') {
     buildRepeated(base, join(BENCH, 'report-10k'), 10);

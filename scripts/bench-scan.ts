@@ -25,48 +25,15 @@ import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { shellQuote, terminalCommand } from '../test/helpers/terminal.js';
 import { sha256Ms } from './machine-speed.js';
-import { APPLE_MAKER_NOTE, concat, exifApp1, makePki, signC2pa, simpleManifest, stampJpeg as stamp, tinyJpeg, tinyPng } from '../test/fixtures/make.js';
+import { concat, tinyJpeg, tinyPng } from '../test/fixtures/make.js';
 import { listFiles } from './bench-kit.js';
+import { buildScanFolder } from './bench-folders.js';
 import { cameraSources, makeCameraFolder } from '../test/helpers/camera-folder.js';
 
 const ROOT = resolve('.');
 const BENCH = join(ROOT, '.bench');
 const BIN = join(ROOT, 'bin', 'provenance.js');
 
-
-async function buildScanFolder(dir: string, cameras: number, signedCount: number): Promise<void> {
-  // Beside the folder, not in it: the scan must see only the benchmark's files.
-  const marker = `${dir}.built-${cameras}-${signedCount}`;
-  if (existsSync(marker)) return;
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(join(dir, 'camera'), { recursive: true });
-  mkdirSync(join(dir, 'signed'), { recursive: true });
-  // A few full-size bases (4032x3024 like a phone, 1600x1200), three EXIF variants.
-  const exifs = [
-    exifApp1({ make: 'Apple', model: 'iPhone 15 Pro', software: '17.1.2', makerNote: APPLE_MAKER_NOTE, dateTime: '2026:10:01 10:00:00' }),
-    exifApp1({ make: 'Canon', model: 'Canon EOS R6', software: 'Firmware 1.8', dateTime: '2026:10:01 10:00:00' }),
-    undefined,
-  ];
-  const bases: Uint8Array[] = [];
-  for (let i = 0; i < 6; i++) {
-    const [width, height] = i % 2 ? [1600, 1200] : [4032, 3024];
-    bases.push(tinyJpeg({ width, height, seed: 100 + i, exif: exifs[i % 3] }));
-  }
-  for (let i = 0; i < cameras; i++) {
-    const sub = join(dir, 'camera', String(Math.floor(i / 250)).padStart(2, '0'));
-    mkdirSync(sub, { recursive: true });
-    writeFileSync(join(sub, `IMG_${String(i).padStart(5, '0')}.jpg`), stamp(bases[i % bases.length]!, `bench photo ${i}`));
-  }
-  if (signedCount) {
-    const pki = makePki(join(BENCH, 'pki'));
-    for (let i = 0; i < signedCount; i++) {
-      const image = tinyJpeg({ width: 640, height: 480, seed: 1000 + i });
-      const signed = await signC2pa(image, 'image/jpeg', simpleManifest(`signed-${i}.jpg`, 'image/jpeg'), pki);
-      writeFileSync(join(dir, 'signed', `signed-${String(i).padStart(4, '0')}.jpg`), signed);
-    }
-  }
-  writeFileSync(marker, '');
-}
 
 /**
  * `count` small files (tiny PNGs and JPEGs, a few hundred bytes each, unique bytes), 1,000 per
@@ -196,7 +163,7 @@ async function main(): Promise<void> {
   const runs = Number(process.env.BENCH_RUNS ?? 5);
   const scanDir = join(BENCH, 'scan');
   console.log('building the benchmark folder (cached in .bench/) ...');
-  await buildScanFolder(scanDir, 1000, 100);
+  await buildScanFolder(scanDir, 1000, 100, join(BENCH, 'pki'));
   const files = listFiles(scanDir);
   const bytes = files.reduce((sum, f) => sum + readFileSync(f).length, 0);
   console.log(`${files.length} files, ${(bytes / 1048576).toFixed(0)} MiB, ${availableParallelism()} cores, node ${process.version}`);
@@ -343,7 +310,7 @@ async function main(): Promise<void> {
   if (args.includes('--rss')) {
     const bigDir = join(BENCH, 'scan-10k');
     console.log('\nbuilding a 10,000-file folder ...');
-    await buildScanFolder(bigDir, 10_000, 0);
+    await buildScanFolder(bigDir, 10_000, 0, join(BENCH, 'pki'));
     const big = await timed([process.execPath, [BIN, 'check', '--json', bigDir]]);
     const sources = big.stdout.trim().split('\n').map((l) => JSON.parse(l).source as string);
     const expectedOrder = [...sources].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));

@@ -64,8 +64,10 @@ beforeAll(async () => {
   provenance('seed', fixtures);
 });
 
-afterAll(() => {
-  daemon.kill('SIGTERM');
+afterAll(async () => {
+  // The daemon writes its store as it stops: remove the folder only once it has exited.
+  const exited = new Promise((resolve) => daemon.once('exit', resolve));
+  if (daemon.exitCode === null && daemon.kill('SIGTERM')) await exited;
   rmSync(dir, { recursive: true, force: true });
 });
 

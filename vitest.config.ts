@@ -33,6 +33,7 @@ const CONTRACT_FILES = [
   'test/daemon/detect.test.ts',
   'test/daemon/catalogue.test.ts',
   'test/daemon/uploads.test.ts',
+  'test/daemon/upload-limits.test.ts',
   'test/daemon/limits.test.ts',
   'test/daemon/oversize.test.ts',
   'test/daemon/url-source.test.ts',
@@ -49,6 +50,9 @@ const CONTRACT_FILES = [
   'test/daemon/transport-errors.test.ts',
   'test/daemon/browser.test.ts',
   'test/daemon/hostile-input.test.ts',
+  'test/daemon/media-budget.test.ts',
+  'test/daemon/fuzz-hostile-strings.test.ts',
+  'test/daemon/web-security.test.ts',
 ];
 const POSTGRES_ONLY = 'test/postgres/**/*.test.ts';
 

@@ -1,6 +1,8 @@
 // `npm run bench:daemon`: the daemon's throughput and latency for a camera JPEG sent inline, at
 // 16 connections (127.0.0.1 only), beside the engine's in-process throughput on the same file;
-// then the daemon's RSS while 8 clients upload 25 MB files at once.
+// then the daemon's RSS while 8 clients upload 25 MB files at once, and while 120 clients ask it
+// for 25 MB url downloads at once (scripts/bench-url-downloads.ts; BENCH_DAEMON_ONLY=url-downloads
+// runs that row alone: about 90 s, most of it the 60 s idle it measures).
 // The load comes from scripts/http-load.ts, which costs far less CPU than autocannon on the two
 // cores it shares with the daemon (`--generator autocannon` for comparison). Beside the daemon,
 // the same load against a bare node:http server that only receives the bodies: the transport
@@ -25,6 +27,7 @@ import { benchOption, listeningUrl } from './bench-kit.js';
 import { runLoad, type LoadRequest } from './http-load.js';
 import { sha256Ms } from './machine-speed.js';
 import { cpuMs, rssMb } from './proc-stats.js';
+import { downloadRows, urlDownloadMemory } from './bench-url-downloads.js';
 
 const ROOT = resolve('.');
 const BIN = join(ROOT, 'bin', 'provenance.js');
@@ -49,8 +52,16 @@ interface Server {
   stop(): Promise<void>;
 }
 
-function startDaemon(dataDir: string): Promise<Server> {
-  return startServer([BIN, 'daemon', 'start', '--port', '0', '--data-dir', dataDir]);
+function startDaemon(dataDir: string, ...flags: string[]): Promise<Server> {
+  return startServer([BIN, 'daemon', 'start', '--port', '0', '--data-dir', dataDir, ...flags]);
+}
+
+const ONLY = process.env.BENCH_DAEMON_ONLY;
+if (ONLY !== undefined && ONLY !== 'url-downloads') throw new Error(`BENCH_DAEMON_ONLY: url-downloads, not ${ONLY}`);
+
+/** The url-download memory row on a fresh daemon that may fetch from 127.0.0.1 (the local source). */
+function downloadMemory(dataDir: string, key: string) {
+  return urlDownloadMemory(() => startDaemon(dataDir, '--allow-private-urls'), key, bytes);
 }
 
 /** Starts a server that prints `listening on URL` (the daemon, or the bare transport floor). */
@@ -168,6 +179,11 @@ function decodeMsPerBody(body: Buffer): number {
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'prov-bench-'));
   try {
+    if (ONLY === 'url-downloads') {
+      const key = cli(dataDir, 'accounts', 'create', '--email', 'bench-url@example.test', '--plan', 'custom', '--quota', '100000000').key.value as string;
+      console.log(['| measure | value |', '|---|---|', ...downloadRows(await downloadMemory(dataDir, key))].join('\n'));
+      return;
+    }
     // The burst limit is per key (custom plan: 300/min), so the load rotates over 64 keys rather
     // than switching the limit off: the bench measures the real path. An account has at most 25
     // active keys, so they belong to four custom accounts of 16 keys each.
@@ -234,6 +250,7 @@ async function main() {
     }
     clearInterval(sampler);
     await fresh.stop();
+    const downloads = await downloadMemory(dataDir, keys[0]!);
 
     // The transport floor: the same load against a server that only receives the bodies.
     const bare = await startServer([join(ROOT, 'scripts', 'bare-http-server.mjs')]);
@@ -275,6 +292,7 @@ async function main() {
       `| daemon RSS right after the detect load | ${rssAfterDetect.toFixed(0)} MB |`,
       `| daemon RSS idle (fresh start) | ${rssIdle.toFixed(0)} MB |`,
       `| daemon peak RSS, 8 clients uploading 25 MB at once (x3, ${uploaded}/24 accepted) | ${peak.toFixed(0)} MB |`,
+      ...downloadRows(downloads),
     ];
     console.log(lines.join('\n'));
   } finally {

@@ -57,6 +57,31 @@ export const TARGETS = {
     source: 'src/daemon/http/client-errors.ts',
     tests: ['test/daemon/client-errors.test.ts', 'test/daemon/transport-errors.test.ts', 'test/daemon/slow-clients.test.ts'],
   },
+  // The guards of the web pages and of the keyed routes (issue 26).
+  csrf: {
+    source: 'src/daemon/web/csrf.ts',
+    tests: ['test/daemon/web-guards.test.ts'],
+  },
+  sessions: {
+    source: 'src/daemon/web/sessions.ts',
+    tests: ['test/daemon/web-guards.test.ts'],
+  },
+  'signin-limits': {
+    source: 'src/daemon/web/signin-limits.ts',
+    tests: ['test/daemon/web-guards.test.ts'],
+  },
+  'signin-links': {
+    source: 'src/daemon/web/signin-links.ts',
+    tests: ['test/daemon/signin-links.test.ts'],
+  },
+  'web-kit': {
+    source: 'src/daemon/web/web-kit.ts',
+    tests: ['test/daemon/web-kit.test.ts'],
+  },
+  'auth-hooks': {
+    source: 'src/daemon/http/auth-hooks.ts',
+    tests: ['test/daemon/auth-hooks.test.ts'],
+  },
 };
 
 /** The targets named in MUTATE (comma-separated), or all of them. */

@@ -32,7 +32,10 @@ export {
   QuotaExceededError,
   RateLimitedError,
   ServiceUnavailableError,
+  StorageFullError,
+  ServerBusyError,
   UnsupportedContentTypeError,
+  UploadLimitExceededError,
 } from './client/errors.js';
 export { CheckSelectionError } from './engine/checks.js';
 export { InputError } from './engine/input-error.js';

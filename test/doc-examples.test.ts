@@ -229,13 +229,26 @@ const OUTPUT: Record<string, (run: BlockRun, work: string, port: number) => void
     expect(run.stderr).not.toContain('no file was checked');
   },
   'daemon outbox --last': async (run, _work, port) => {
-    // The form sent by curl made a sign-in mail, and its link signs in: a session, the dashboard.
+    // The form sent by curl made a sign-in mail, and its link signs in: its page's "Sign in as"
+    // button (a POST with the page's CSRF token) makes a session and goes to the dashboard.
     const link = run.stdout.trim().split('\n').at(-1)!;
     expect(link).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/signin/verify\\?token=[A-Za-z0-9_-]+$`));
     const opened = await fetch(link, { redirect: 'manual' });
-    expect(opened.status).toBe(303);
-    expect(opened.headers.get('location')).toBe('/dashboard');
-    expect(opened.headers.get('set-cookie')).toMatch(/^prv_session=/);
+    expect(opened.status).toBe(200);
+    const page = await opened.text();
+    expect(page).toContain('Sign in as');
+    const csrf = /^prv_csrf=([A-Za-z0-9_-]{43});/.exec(opened.headers.get('set-cookie') ?? '')?.[1];
+    expect(/name="csrf" value="([^"]+)"/.exec(page)?.[1]).toBe(csrf);
+    const token = new URL(link).searchParams.get('token')!;
+    const pressed = await fetch(`http://127.0.0.1:${port}/signin/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `prv_csrf=${csrf}` },
+      body: new URLSearchParams({ csrf: csrf!, token }).toString(),
+      redirect: 'manual',
+    });
+    expect(pressed.status).toBe(303);
+    expect(pressed.headers.get('location')).toBe('/dashboard');
+    expect(pressed.headers.get('set-cookie')).toMatch(/^prv_session=/);
   },
   'daemon start --test-mode --fixtures fixtures.json': (run, work) => {
     // The fixture's key made the month's last call; the request log shows it; the state saved

@@ -84,16 +84,14 @@ describe('errors in the words the rest of the CLI uses', () => {
     ]);
   });
 
-  it('a file whose name is not valid UTF-8 is not called missing: a read_error that says why', async () => {
+  it('a file whose name is not valid UTF-8 is not called missing: it is checked, its name escaped (more in byte-paths.test.ts)', async () => {
     const odd = join(dir, 'odd');
     mkdirSync(odd);
     writeFileSync(Buffer.concat([Buffer.from(`${odd}/bad`), Buffer.from([0xff]), Buffer.from('name.png')]), tinyJpeg({ seed: 2 }));
     const [line] = parseLines((await runCli(['check', '--json', odd])).stdout);
-    expect(line.source).toBe(join(odd, 'bad\uFFFDname.png'));
-    expect(line.error).toEqual({
-      type: 'read_error',
-      message: `${join(odd, 'bad\uFFFDname.png')}: its name is not valid UTF-8 (each \uFFFD stands for bytes that are not), which this version cannot open; rename the file to check it.`,
-    });
+    expect(line.source).toBe(join(odd, 'bad\\xffname.png'));
+    expect(line.error).toBeUndefined();
+    expect(line.media.type).toBe('image/jpeg');
   });
 
   it('a path over the system limit: one sentence, the path shortened, not the raw ENAMETOOLONG', async () => {

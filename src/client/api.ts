@@ -1,8 +1,10 @@
 // The /v1 API client: one method per endpoint, typed errors (errors.ts), and the SPEC 8.4
 // client rules: on 429 rate_limited wait Retry-After and send again (never in a tight loop, and
 // every request holds back while one waits); on 429 quota_exceeded stop (QuotaExceededError).
+// A self-hosted daemon may also answer 503 server_busy (its memory budget for media stayed full;
+// the call was given back): that request waits its Retry-After and is sent again, a few times.
 import type { DetectionResult, DetectorsBody } from '../types.js';
-import { ApiError, apiErrorClass, AuthenticationError, ProtocolError, RateLimitedError } from './errors.js';
+import { ApiError, apiErrorClass, AuthenticationError, ProtocolError, RateLimitedError, ServerBusyError } from './errors.js';
 import { multipartBody } from './multipart.js';
 import { quotaFromHeaders, retryAfterSeconds, type QuotaInfo } from './quota.js';
 import { realSleep, Transport, type RawResponse, type SendOptions, type Sleep, type TransportOptions } from './transport.js';
@@ -22,6 +24,8 @@ export interface ApiClientOptions extends TransportOptions {
   maxRateLimitWaits?: number;
   /** Longest single wait honoured (default 300 s); a longer Retry-After is cut to it. */
   maxWaitSeconds?: number;
+  /** Times one request is sent again after 503 server_busy before ServerBusyError (default 3). */
+  maxServerBusyWaits?: number;
   /** How requests go out; an undici Transport over `baseUrl` unless given (the library's fetch). */
   transport?: Transport;
   /** The message of the AuthenticationError thrown, before sending, when there is no key. */
@@ -103,6 +107,7 @@ export class ApiClient {
   private readonly onRateLimited?: ApiClientOptions['onRateLimited'];
   private readonly maxWaits: number;
   private readonly maxWaitSeconds: number;
+  private readonly maxBusyWaits: number;
   /** While a rate-limit wait runs, every request waits for it before it is sent. */
   private pause?: Promise<void>;
 
@@ -117,6 +122,7 @@ export class ApiClient {
     this.onRateLimited = options.onRateLimited;
     this.maxWaits = options.maxRateLimitWaits ?? 30;
     this.maxWaitSeconds = options.maxWaitSeconds ?? 300;
+    this.maxBusyWaits = options.maxServerBusyWaits ?? 3;
   }
 
   /**
@@ -224,15 +230,29 @@ export class ApiClient {
     return withMeta(result as DetectionResult, response);
   }
 
-  /** Sends, waiting out 429 rate_limited as told; every other answer goes back to the caller. */
+  /**
+   * Sends, waiting out 429 rate_limited and 503 server_busy as told; every other answer goes back
+   * to the caller. A busy server holds back only the request it refused (others may find room),
+   * and at most maxServerBusyWaits times: a daemon busy that long is better reported than waited for.
+   */
   private async send(options: SendOptions): Promise<RawResponse> {
-    for (let waits = 0; ; waits++) {
+    let busyWaits = 0;
+    let waits = 0;
+    for (;;) {
       while (this.pause) await untilAborted(this.pause, options.signal);
       const response = await this.transport.send(options);
       this.noteQuota(response);
+      if (response.status === 503 && busyWaits < this.maxBusyWaits) {
+        const error = this.failure(response);
+        if (error instanceof ServerBusyError) {
+          busyWaits++;
+          await untilAborted(this.sleep(Math.max(1, Math.min(error.retryAfter ?? 1, this.maxWaitSeconds)) * 1000), options.signal);
+          continue;
+        }
+      }
       if (response.status !== 429) return response;
       const error = this.failure(response);
-      if (!(error instanceof RateLimitedError) || waits >= this.maxWaits) throw error;
+      if (!(error instanceof RateLimitedError) || waits++ >= this.maxWaits) throw error;
       if (!this.pause) {
         const seconds = Math.min(error.retryAfter ?? error.quota?.burst?.reset_seconds ?? 1, this.maxWaitSeconds);
         const wait = Math.max(1, seconds);

@@ -51,11 +51,26 @@ export class QuotaExceededError extends ApiError {}
 /** 429 rate_limited after the client gave up waiting (it waits Retry-After and retries first). */
 export class RateLimitedError extends ApiError {}
 
+/**
+ * 429 upload_limit_exceeded: the account keeps as many live uploads (or bytes of them) as it may;
+ * `retryAfter` says when its oldest expires (hours, often), so it is not waited for.
+ */
+export class UploadLimitExceededError extends ApiError {}
+
 /** 500 internal_error: a defect on the API's side. */
 export class InternalServerError extends ApiError {}
 
 /** 503 service_unavailable: the API cannot serve the request now. */
 export class ServiceUnavailableError extends ApiError {}
+
+/** 503 storage_full: the API's disk is too full to keep an upload; `retryAfter` says when to try again. */
+export class StorageFullError extends ApiError {}
+
+/**
+ * 503 server_busy after the client gave up waiting: the API's memory budget for media stayed
+ * full. Its call was given back, so the client waits Retry-After and sends again first.
+ */
+export class ServerBusyError extends ApiError {}
 
 // `err.name` is the class's name (for logs and stack traces), fixed here rather than read from
 // the constructor, which a bundler may rename.
@@ -69,8 +84,11 @@ for (const [name, cls] of Object.entries({
   DownloadFailedError,
   QuotaExceededError,
   RateLimitedError,
+  UploadLimitExceededError,
   InternalServerError,
   ServiceUnavailableError,
+  StorageFullError,
+  ServerBusyError,
 })) {
   Object.defineProperty(cls.prototype, 'name', { value: name, configurable: true, writable: true });
 }
@@ -86,18 +104,22 @@ const BY_TYPE: Record<string, ApiErrorClass> = {
   download_failed: DownloadFailedError,
   quota_exceeded: QuotaExceededError,
   rate_limited: RateLimitedError,
+  upload_limit_exceeded: UploadLimitExceededError,
   internal_error: InternalServerError,
   service_unavailable: ServiceUnavailableError,
+  storage_full: StorageFullError,
+  server_busy: ServerBusyError,
 };
 
 /**
- * The class for an error answer. A 401 is always an AuthenticationError and a 429 either
- * QuotaExceededError or RateLimitedError (the retry rules hang on those); any other answer goes
- * by its CONTRACT type, and one with an unknown type (or no /v1 body) is a plain ApiError.
+ * The class for an error answer. A 401 is always an AuthenticationError and a 429
+ * QuotaExceededError, UploadLimitExceededError or else RateLimitedError (the retry rules hang on
+ * those: only the last is waited out); any other answer goes by its CONTRACT type, and one with
+ * an unknown type (or no /v1 body) is a plain ApiError.
  */
 export function apiErrorClass(status: number, type: string): ApiErrorClass {
   if (status === 401) return AuthenticationError;
-  if (status === 429) return type === 'quota_exceeded' ? QuotaExceededError : RateLimitedError;
+  if (status === 429) return type === 'quota_exceeded' ? QuotaExceededError : type === 'upload_limit_exceeded' ? UploadLimitExceededError : RateLimitedError;
   return (Object.hasOwn(BY_TYPE, type) ? BY_TYPE[type] : undefined) ?? ApiError;
 }
 

@@ -15,10 +15,10 @@ export interface ProvenanceClientOptions {
   /** The fetch to send with; the global one by default. */
   fetch?: FetchLike;
   /**
-   * Retries: waits for a 429 rate_limited (each after its Retry-After), and resends after a
-   * network failure where that is safe (a detect request only when it provably never left, so
-   * it cannot cost a second call). Default 3; 0 turns retrying off. quota_exceeded is never
-   * retried.
+   * Retries: waits for a 429 rate_limited and for a self-hosted daemon's 503 server_busy (each
+   * after its Retry-After; a busy daemon gave the call back), and resends after a network failure
+   * where that is safe (a detect request only when it provably never left, so it cannot cost a
+   * second call). Default 3; 0 turns retrying off. quota_exceeded is never retried.
    */
   maxRetries?: number;
   /** The longest Retry-After honoured, in seconds (default 60); a longer one is cut to it. */
@@ -113,6 +113,7 @@ export class ProvenanceClient {
       key: options.apiKey,
       transport: new FetchTransport(transportOptions),
       maxRateLimitWaits: retries,
+      maxServerBusyWaits: retries,
       maxWaitSeconds: options.maxRetryWaitSeconds ?? 60,
       onRateLimited: options.onRateLimited ? (seconds) => options.onRateLimited!(seconds) : undefined,
       missingKeyMessage: 'No API key: pass apiKey to new ProvenanceClient().',

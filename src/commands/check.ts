@@ -12,6 +12,7 @@ import { CheckSelectionError, parseCatalogue, resolveChecks } from '../engine/ch
 import type { DetectOptions } from '../engine/detect.js';
 import { engineVersion } from '../engine/engine-version.js';
 import { failuresOf, FailOnError, parseFailOn, type FailCondition } from '../engine/fail-on.js';
+import type { FsPath } from '../engine/byte-paths.js';
 import { openFileList, readFileList } from '../engine/file-list.js';
 import { expandInputs, STDIN, type InputItem } from '../engine/inputs.js';
 import { makePathFilter } from '../engine/path-filter.js';
@@ -221,7 +222,7 @@ async function isSingleFile(options: CheckOptions): Promise<boolean> {
   }
 }
 
-async function* allInputs(options: CheckOptions, stdin: NodeJS.ReadableStream): AsyncGenerator<string> {
+async function* allInputs(options: CheckOptions, stdin: NodeJS.ReadableStream): AsyncGenerator<FsPath> {
   yield* options.inputs;
   if (options.filesFrom) yield* readFileList(openFileList(options.filesFrom, stdin), Boolean(options.nul));
 }

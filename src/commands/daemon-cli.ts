@@ -22,11 +22,20 @@ export function registerDaemonCommands(program: Command, io: CommandIO, setExit:
     .option('--smtp-url <url>', 'send sign-in mails through this SMTP server, smtp[s]://[user:pass@]host[:port] (or $PROVENANCE_SMTP_URL); default: write them to <data-dir>/outbox/ and print the link')
     .option('--mail-from <address>', 'From: address of sign-in mails')
     .option('--public-url <url>', 'base URL put in sign-in links (behind a reverse proxy: its public https URL)')
-    .option('--trust-proxy', 'a reverse proxy is in front: take client address and protocol from X-Forwarded-For/-Proto', false)
+    .option(
+      '--trust-proxy [proxies]',
+      'a reverse proxy is in front: take client address and protocol from X-Forwarded-For/-Proto, believing only the proxies named: a hop count (1: one proxy; the default of a bare --trust-proxy) or their addresses/CIDRs, comma-separated (10.0.0.0/8,127.0.0.1)',
+      false,
+    )
     .option('--trust-anchors <file>', 'PEM file of C2PA trust anchors, instead of those kept with `provenance trust`')
     .option('--test-mode', 'for testing API clients: enable the test clock (`daemon clock`) and the Provenance-Test-Response header', false)
     .option('--fixtures <file>', 'seed accounts and keys from this JSON file at start (see `daemon seed`)')
     .option('--catalogue <name>', "full (every detector, the default) or hosted (serve and run exactly the hosted service's five, for testing clients against the hosted contract)", 'full')
+    .option('--media-memory <size>', 'media bytes held in memory at once over every request (downloads, inline and multipart bodies, uploads read back): bytes or e.g. 512MiB', '256MiB')
+    .option('--media-wait <seconds>', 'how long a request waits for room in --media-memory before it is refused with 503 server_busy (its API call given back)', '10')
+    .option('--max-uploads-per-account <n>', 'live uploads one account may keep (each lives 24 h); past it POST /v1/uploads answers 429 upload_limit_exceeded', '100')
+    .option('--max-upload-bytes-per-account <size>', 'bytes of live uploads one account may keep: bytes or e.g. 1GiB, 500MB (units are binary: 1 MB = 1,048,576 bytes); past it 429 upload_limit_exceeded', '1GiB')
+    .option('--storage-floor <size>', "free space every upload must leave on the data dir's disk (uploads are streamed there, whichever the store), e.g. 1GiB; under it 503 storage_full; 0: no floor", '1GiB')
     .action(async (opts) => {
       const { runDaemonStart } = await import('./daemon.js');
       setExit(await runDaemonStart(opts, io));

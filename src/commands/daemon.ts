@@ -9,7 +9,11 @@ import { DATA_FILES, resolveDataDir } from '../daemon/store/data-dir.js';
 import { isAlive, readLock, sleep } from '../daemon/store/lock.js';
 import { checkSmtpUrl } from '../daemon/web/mailer.js';
 import { DaemonLockedError, startDaemon } from '../daemon/http/server.js';
+import { parseTrustProxy, trustProxyArgument, type TrustProxy } from '../daemon/http/trust-proxy.js';
 import { readState } from '../daemon/store/daemon-state.js';
+import { parseMediaMemory, parseMediaWait } from '../daemon/media/media-budget.js';
+import { parseUploadLimitFlags, type UploadLimitFlags } from './daemon-upload-flags.js';
+import type { UploadLimits } from '../daemon/media/uploads.js';
 import { dataDirProblem, isMailAddress, startProblem } from './daemon-errors.js';
 import { DATABASE_URL_ENV, resolveStoreUrl } from '../daemon/store/open-store.js';
 import { checkPostgresUrl } from '../daemon/store/pg-store.js';
@@ -20,7 +24,7 @@ import type { CommandIO } from './io.js';
 
 export const DAEMON_EXIT = { ok: 0, failed: 1, usage: 2, notRunning: 3 } as const;
 
-export interface StartCommandOptions {
+export interface StartCommandOptions extends UploadLimitFlags {
   host: string;
   port: string;
   dataDir?: string;
@@ -31,7 +35,8 @@ export interface StartCommandOptions {
   smtpUrl?: string;
   mailFrom?: string;
   publicUrl?: string;
-  trustProxy?: boolean;
+  /** `--trust-proxy [proxies]`: true when bare (one proxy), else a hop count or addresses/CIDRs. */
+  trustProxy?: boolean | string;
   /** `--trust-anchors FILE.pem`: C2PA trust anchors instead of those kept with `provenance trust`. */
   trustAnchors?: string;
   /** `--test-mode`: the test clock and forced answers. */
@@ -40,6 +45,9 @@ export interface StartCommandOptions {
   fixtures?: string;
   /** `--catalogue full|hosted` (default full). */
   catalogue?: string;
+  /** `--media-memory SIZE`, `--media-wait SECONDS`: the media budget (daemon/media/media-budget.ts). */
+  mediaMemory?: string;
+  mediaWait?: string;
 }
 
 /** Set in a --detach child: its console is the log file, so it prints where mails went, not links. */
@@ -63,8 +71,15 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
     return DAEMON_EXIT.usage;
   }
   const smtpUrl = options.smtpUrl ?? (io.env.PROVENANCE_SMTP_URL || undefined);
+  let trustProxy: TrustProxy | undefined;
+  try {
+    trustProxy = options.trustProxy === undefined || options.trustProxy === false ? undefined : parseTrustProxy(options.trustProxy);
+  } catch (err) {
+    io.stderr.write(`provenance: ${(err as Error).message}\n`);
+    return DAEMON_EXIT.usage;
+  }
   const problem =
-    options.trustProxy && !options.publicUrl
+    trustProxy !== undefined && !options.publicUrl
       ? '--trust-proxy needs --public-url: the address users reach through the proxy, used in sign-in links'
       : options.mailFrom !== undefined && !isMailAddress(options.mailFrom)
         ? `--mail-from "${options.mailFrom}" is not an e-mail address: give one such as noreply@example.com or "Provenance <noreply@example.com>"`
@@ -109,6 +124,23 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
     }
     fixtures = doc.value;
   }
+  let media: { memoryBytes?: number; waitMs?: number };
+  try {
+    media = {
+      memoryBytes: options.mediaMemory === undefined ? undefined : parseMediaMemory(options.mediaMemory),
+      waitMs: options.mediaWait === undefined ? undefined : parseMediaWait(options.mediaWait),
+    };
+  } catch (err) {
+    io.stderr.write(`provenance: ${(err as Error).message}\n`);
+    return DAEMON_EXIT.usage;
+  }
+  let uploadLimits: UploadLimits;
+  try {
+    uploadLimits = parseUploadLimitFlags(options);
+  } catch (err) {
+    io.stderr.write(`provenance: ${(err as Error).message}\n`);
+    return DAEMON_EXIT.usage;
+  }
   let catalogue: CatalogueName = 'full';
   try {
     if (options.catalogue !== undefined) catalogue = parseCatalogue(options.catalogue);
@@ -135,7 +167,7 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
     io.stderr.write(`provenance: ${startProblem(taken, { host: options.host, port, dataDir }) ?? `could not start the daemon: ${taken.message}`}\n`);
     return DAEMON_EXIT.failed;
   }
-  if (options.detach) return startDetached({ ...options, smtpUrl, store: storeUrl }, dataDir, io);
+  if (options.detach) return startDetached({ ...options, trustProxy: trustProxy === undefined ? undefined : trustProxyArgument(trustProxy), smtpUrl, store: storeUrl }, dataDir, io);
 
   let daemon;
   try {
@@ -147,10 +179,12 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
       port,
       allowPrivateUrls: options.allowPrivateUrls,
       logStream: io.stderr,
-      trustProxy: options.trustProxy,
+      trustProxy,
       testMode: options.testMode ?? false,
       fixtures,
       catalogue,
+      media,
+      uploadLimits,
       store: compactBytes ? { compactBytes } : undefined,
       web: {
         smtpUrl,
@@ -249,10 +283,15 @@ async function startDetached(options: StartCommandOptions, dataDir: string, io: 
   if (options.allowPrivateUrls) args.push('--allow-private-urls');
   if (options.mailFrom) args.push('--mail-from', options.mailFrom);
   if (options.publicUrl) args.push('--public-url', options.publicUrl);
-  if (options.trustProxy) args.push('--trust-proxy');
+  if (typeof options.trustProxy === 'string') args.push('--trust-proxy', options.trustProxy);
   if (options.trustAnchors) args.push('--trust-anchors', resolve(options.trustAnchors));
   if (options.testMode) args.push('--test-mode');
   if (options.catalogue !== undefined) args.push('--catalogue', options.catalogue);
+  if (options.mediaMemory !== undefined) args.push('--media-memory', options.mediaMemory);
+  if (options.mediaWait !== undefined) args.push('--media-wait', options.mediaWait);
+  if (options.maxUploadsPerAccount !== undefined) args.push('--max-uploads-per-account', options.maxUploadsPerAccount);
+  if (options.maxUploadBytesPerAccount !== undefined) args.push('--max-upload-bytes-per-account', options.maxUploadBytesPerAccount);
+  if (options.storageFloor !== undefined) args.push('--storage-floor', options.storageFloor);
   if (options.fixtures) args.push('--fixtures', resolve(options.fixtures));
   // The SMTP and database URLs may hold passwords: through the environment, not the command line (ps).
   const env = {

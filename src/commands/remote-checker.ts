@@ -17,6 +17,7 @@ import { describeKeySource, openSession, SessionError, type RemoteDeps, type Ses
 import { cacheDir } from '../config/paths.js';
 import { LOCAL_INSTEAD } from '../config/remote.js';
 import { resolveChecks } from '../engine/checks.js';
+import type { FsPath } from '../engine/byte-paths.js';
 import { expandInputs, readInput, type ExpandOptions, type InputItem } from '../engine/inputs.js';
 import { readHints } from '../media/xmp-hints.js';
 import type { DetectionResult, ErrorInfo } from '../types.js';
@@ -65,7 +66,7 @@ export interface RemoteChecker extends Checker {
   /** true for an outcome of an input that was not sent because of `stop`. */
   wasNotChecked(outcome: Outcome): boolean;
   /** Files, folders and `-` as locally; http(s) inputs pass through as UrlItems. */
-  expand(inputs: AsyncIterable<string>, options: ExpandOptions): AsyncGenerator<CheckItem>;
+  expand(inputs: AsyncIterable<FsPath>, options: ExpandOptions): AsyncGenerator<CheckItem>;
   formatError(source: string, error: ErrorInfo, s: Style): string;
   /** The closing lines on stderr once sending stopped: why, and the inputs not checked. */
   stopReport(notChecked: string[]): string;
@@ -223,7 +224,7 @@ async function open(options: RemoteCheckOptions, io: CommandIO): Promise<RemoteC
     try {
       // Multipart up to 4 MB, else upload + detect: the function ProvenanceClient.detect uses.
       // The call reaches the transport's queue before it returns its promise.
-      const sending = detectFileBytes(client, { bytes, name: item.kind === 'stdin' ? 'stdin' : basename(item.path) }, options.checks);
+      const sending = detectFileBytes(client, { bytes, name: item.kind === 'stdin' ? 'stdin' : basename(item.source) }, options.checks);
       turn.pass();
       result = await sending;
     } catch (err) {
@@ -249,7 +250,7 @@ async function open(options: RemoteCheckOptions, io: CommandIO): Promise<RemoteC
     wasNotChecked: (outcome) => notChecked.has(outcome),
     async *expand(inputs, expandOptions) {
       for await (const input of inputs) {
-        if (isHttpUrl(input)) yield { source: input, kind: 'url', url: input };
+        if (typeof input === 'string' && isHttpUrl(input)) yield { source: input, kind: 'url', url: input };
         else yield* expandInputs([input], expandOptions);
       }
     },

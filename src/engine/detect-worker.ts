@@ -8,12 +8,20 @@ import { FileReader, type FileBytes } from './file-reader.js';
 import { InputError, inputErrorFrom } from './input-error.js';
 import { markIdle, markTaskStarted, PROGRESS_BYTES, type WorkerReply, type WorkerTask } from './pool-protocol.js';
 import { readHints } from '../media/xmp-hints.js';
+import { IdleCollector } from './idle-collect.js';
 
 if (!parentPort) throw new Error('detect-worker must run as a worker thread');
 const port = parentPort;
 const files = new FileReader();
 // Shared with the pool (pool-protocol.ts); a worker started by hand gets a private one.
-const progress = new BigInt64Array((workerData as { progress?: SharedArrayBuffer } | undefined)?.progress ?? new SharedArrayBuffer(PROGRESS_BYTES));
+const data = workerData as { progress?: SharedArrayBuffer; collectWhenIdle?: boolean } | undefined;
+const progress = new BigInt64Array(data?.progress ?? new SharedArrayBuffer(PROGRESS_BYTES));
+// Files moved here from the pool (the daemon's downloads and uploads) are dead once checked, and
+// so are this thread's handles on shared buffers (inline bodies), which keep them alive until
+// collected: a quiet worker gives that memory back (idle-collect.ts). Small files are left to V8.
+// Only where the pool asks for it (the daemon's): a scan ends, and its memory with it.
+const deadFiles = data?.collectWhenIdle ? new IdleCollector() : undefined;
+const LARGE_FILE = 1024 * 1024;
 
 async function handle(task: WorkerTask): Promise<WorkerReply> {
   let file: FileBytes | undefined;
@@ -28,7 +36,7 @@ async function handle(task: WorkerTask): Promise<WorkerReply> {
       if (!task.bytes) file = files.read(task.path!);
       else if (task.bytes.buffer instanceof SharedArrayBuffer) file = files.copy(task.bytes);
     } catch (err) {
-      throw inputErrorFrom(err, task.source);
+      throw inputErrorFrom(err, task.source, typeof task.path === 'object' ? Buffer.from(task.path) : task.source);
     }
     const bytes = file?.bytes ?? task.bytes!;
     const result = await detect(bytes, task.options);
@@ -64,6 +72,8 @@ async function drain(): Promise<void> {
     for (const task of batch) {
       markTaskStarted(progress, task.id);
       replies.push(await handle(task));
+      const seen = task.bytes?.byteLength ?? 0;
+      if (seen >= LARGE_FILE) deadFiles?.note(seen);
     }
     markIdle(progress);
     port.postMessage(replies);

@@ -1,8 +1,10 @@
 // `--files-from FILE|-`: the inputs to check, one per line (or NUL-separated with -0), read as a
 // stream so a list of millions of paths never sits in memory at once.
 import { createReadStream } from 'node:fs';
+import { utf8Name, type FsPath } from './byte-paths.js';
 
-export async function* readFileList(stream: NodeJS.ReadableStream, nulSeparated: boolean): AsyncGenerator<string> {
+/** Entries as strings; an entry that is not valid UTF-8 as its bytes, which name the file (byte-paths.ts). */
+export async function* readFileList(stream: NodeJS.ReadableStream, nulSeparated: boolean): AsyncGenerator<FsPath> {
   const separator = nulSeparated ? 0 : 0x0a;
   let rest = Buffer.alloc(0);
   for await (const chunk of stream) {
@@ -21,9 +23,9 @@ export async function* readFileList(stream: NodeJS.ReadableStream, nulSeparated:
 
 // Newline lists come from editors and Windows tools too: drop a trailing CR. NUL lists (find
 // -print0) may hold any byte, so their entries are taken exactly.
-function clean(bytes: Buffer, nulSeparated: boolean): string {
-  const text = bytes.toString('utf8');
-  return nulSeparated ? text : text.replace(/\r$/, '');
+function clean(bytes: Buffer, nulSeparated: boolean): FsPath {
+  const entry = !nulSeparated && bytes[bytes.length - 1] === 0x0d ? bytes.subarray(0, -1) : bytes;
+  return utf8Name(entry) ?? Buffer.from(entry);
 }
 
 export function openFileList(path: string, stdin: NodeJS.ReadableStream): NodeJS.ReadableStream {

@@ -17,9 +17,12 @@ export interface FileBytes {
 export class FileReader {
   private readonly spare: Buffer[] = [];
 
-  /** Same errors as readFileSync (ENOENT, EISDIR, ERR_FS_FILE_TOO_LARGE...). */
-  read(path: string): FileBytes {
-    const fd = openSync(path, 'r');
+  /**
+   * Same errors as readFileSync (ENOENT, EISDIR, ERR_FS_FILE_TOO_LARGE...). `path` is bytes when
+   * it is not valid UTF-8 (byte-paths.ts; a Buffer reaches a worker as a Uint8Array).
+   */
+  read(path: string | Uint8Array): FileBytes {
+    const fd = openSync(typeof path === 'string' ? path : Buffer.from(path.buffer, path.byteOffset, path.byteLength), 'r');
     try {
       const stat = fstatSync(fd);
       // Not a regular file (a FIFO, a device) or a large one: readFileSync's own rules.

@@ -1,5 +1,6 @@
 import { readlinkSync } from 'node:fs';
 import type { ErrorInfo } from '../types.js';
+import { displayPath, utf8Name } from './byte-paths.js';
 
 /** The most a check reads: Node's limit for one file read into memory (2 GiB). */
 export const MAX_FILE_BYTES_TEXT = '2 GiB';
@@ -19,9 +20,10 @@ export class InputError extends Error {
   }
 }
 
-function linkTarget(path: string): string | undefined {
+function linkTarget(path: string | Buffer): string | Buffer | undefined {
   try {
-    return readlinkSync(path);
+    const target = readlinkSync(path, { encoding: 'buffer' });
+    return utf8Name(target) ?? target;
   } catch {
     return undefined;
   }
@@ -32,8 +34,11 @@ export function shortened(path: string): string {
   return path.length <= 200 ? path : `${path.slice(0, 120)}…${path.slice(-60)}`;
 }
 
-/** Maps a filesystem error to the per-input error a user can act on. */
-export function inputErrorFrom(err: unknown, source: string): InputError {
+/**
+ * Maps a filesystem error to the per-input error a user can act on. `path` is the path itself
+ * when `source` only shows it (a path kept as bytes, shown escaped: byte-paths.ts).
+ */
+export function inputErrorFrom(err: unknown, source: string, path: string | Buffer = source): InputError {
   const code = (err as NodeJS.ErrnoException)?.code;
   switch (code) {
     case 'ENOENT': {
@@ -42,12 +47,12 @@ export function inputErrorFrom(err: unknown, source: string): InputError {
         return new InputError('not_found', `${source}: a URL is checked by a /v1 API, not on this machine: run \`provenance login\` first (then \`check\` sends URLs to the API; --remote insists on it).`);
       }
       // A symlink whose target is gone: say so, and where it points, not "no such file".
-      const target = linkTarget(source);
-      if (target !== undefined) return new InputError('not_found', `${source}: a broken symbolic link (it points to ${target}, which does not exist).`);
-      // A name that is not valid UTF-8 reaches us with U+FFFD where its odd bytes were, and no
-      // longer names the file: say that, rather than that it is missing.
-      if (source.includes('\uFFFD')) {
-        return new InputError('read_error', `${source}: its name is not valid UTF-8 (each \uFFFD stands for bytes that are not), which this version cannot open; rename the file to check it.`);
+      const target = linkTarget(path);
+      if (target !== undefined) return new InputError('not_found', `${source}: a broken symbolic link (it points to ${displayPath(target)}, which does not exist).`);
+      // A command-line name that was not valid UTF-8 reaches us with U+FFFD where its odd bytes
+      // were; inputs.ts looks for the file it meant, and comes here when no name fits.
+      if (typeof path === 'string' && path.includes('\uFFFD')) {
+        return new InputError('not_found', `${source}: no such file or folder (each \uFFFD stands for bytes that are not valid UTF-8, and no name in its folder fits).`);
       }
       return new InputError('not_found', `${source}: no such file or folder.`);
     }

@@ -4,11 +4,16 @@
 import type { Dirent, Stats } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import { displayPath, joinBytes, resolveLossyPath, utf8Name, type FsPath } from './byte-paths.js';
 import { InputError, inputErrorFrom } from './input-error.js';
 import type { PathFilter } from './path-filter.js';
 
+/**
+ * `path` is a string, or the path's bytes when they are not valid UTF-8 (byte-paths.ts); then
+ * `source` is their escaped form (`bad\xffname.png`).
+ */
 export type InputItem =
-  | { source: string; kind: 'file'; path: string }
+  | { source: string; kind: 'file'; path: FsPath }
   | { source: string; kind: 'stdin' }
   | { source: string; kind: 'error'; error: InputError };
 
@@ -21,21 +26,56 @@ export interface ExpandOptions {
   stdin?: boolean;
 }
 
-export async function* expandInputs(inputs: AsyncIterable<string> | Iterable<string>, options: ExpandOptions = {}): AsyncGenerator<InputItem> {
-  for await (const input of inputs) {
-    if (input === STDIN && options.stdin !== false) {
+/** Inputs are strings, or bytes (a --files-from list's entry that is not valid UTF-8). */
+export async function* expandInputs(inputs: AsyncIterable<FsPath> | Iterable<FsPath>, options: ExpandOptions = {}): AsyncGenerator<InputItem> {
+  for await (const given of inputs) {
+    if (given === STDIN && options.stdin !== false) {
       yield { source: STDIN, kind: 'stdin' };
       continue;
     }
+    let input = given;
     let st: Stats;
     try {
       st = await stat(input);
     } catch (err) {
-      yield { source: input, kind: 'error', error: inputErrorFrom(err, input) };
-      continue;
+      const found = await lossyArgument(input, err);
+      if (found instanceof InputError) {
+        yield { source: displayPath(input), kind: 'error', error: found };
+        continue;
+      }
+      if (!found) {
+        yield { source: displayPath(input), kind: 'error', error: inputErrorFrom(err, displayPath(input), input) };
+        continue;
+      }
+      [input, st] = found;
     }
     if (st.isDirectory()) yield* walkFolder(input, input, new Set([inode(st)]), options.filter);
     else yield fileItem(input, st);
+  }
+}
+
+/**
+ * A command-line argument naming a file whose name is not valid UTF-8 reaches us with U+FFFD in
+ * place of the odd bytes (Node decodes argv as UTF-8), and names no file. The file it meant,
+ * found by its folder's listing (byte-paths.ts resolveLossyPath), with its stat; an InputError
+ * when several names fit; undefined when this is not such a case or nothing fits.
+ */
+async function lossyArgument(input: FsPath, err: unknown): Promise<[Buffer, Stats] | InputError | undefined> {
+  if (typeof input !== 'string' || !input.includes('\uFFFD') || (err as NodeJS.ErrnoException)?.code !== 'ENOENT') return undefined;
+  const match = await resolveLossyPath(input);
+  if (match.kind === 'none') return undefined;
+  if (match.kind === 'ambiguous') {
+    // A handful named, so that a folder of thousands of such names gives one readable line.
+    const names = match.paths.slice(0, 5).map(displayPath).join(', ') + (match.paths.length > 5 ? ` and ${match.paths.length - 5} more` : '');
+    return new InputError(
+      'read_error',
+      `${input}: its name is not valid UTF-8 (each \uFFFD stands for bytes that are not), and ${match.paths.length} files fit it: ${names}; name their folder instead, or list the one meant with --files-from and -0.`,
+    );
+  }
+  try {
+    return [match.path, await stat(match.path)];
+  } catch (e) {
+    return inputErrorFrom(e, displayPath(match.path), match.path);
   }
 }
 
@@ -43,18 +83,23 @@ function inode(st: Stats): string {
   return `${st.dev}:${st.ino}`;
 }
 
-function fileItem(path: string, st: Stats): InputItem {
-  if (st.isFile()) return { source: path, kind: 'file', path };
+function fileItem(path: FsPath, st: Stats): InputItem {
+  const source = displayPath(path);
+  if (st.isFile()) return { source, kind: 'file', path };
   return {
-    source: path,
+    source,
     kind: 'error',
-    error: new InputError('read_error', `${path}: not a regular file or folder.`),
+    error: new InputError('read_error', `${source}: not a regular file or folder.`),
   };
 }
 
-/** Path below the walked root, with `/` separators on every platform (for globs). */
-function below(root: string, path: string): string {
-  const rel = relative(root, path);
+/**
+ * Path below the walked root, with `/` separators on every platform (for globs). A path kept as
+ * bytes is matched by its decoding (U+FFFD for the odd bytes: `*.png` matches `bad\xffname.png`).
+ */
+function below(root: FsPath, path: FsPath): string {
+  const text = (p: FsPath) => (typeof p === 'string' ? p : p.toString('utf8'));
+  const rel = relative(text(root), text(path));
   return sep === '/' ? rel : rel.split(sep).join('/');
 }
 
@@ -70,30 +115,60 @@ export function childPathsOf(folder: string): (name: string) => string {
   return (name) => prefix + name;
 }
 
-async function* walkFolder(root: string, folder: string, ancestors: Set<string>, filter?: PathFilter): AsyncGenerator<InputItem> {
-  let entries: Dirent[];
+/** One entry of a folder: its path (bytes when its name is not valid UTF-8) and what readdir says it is. */
+interface Entry {
+  path: FsPath;
+  dirent: Dirent | Dirent<Buffer>;
+}
+
+/**
+ * The entries of `folder`, sorted by name. Read as strings; a name that is not valid UTF-8 comes
+ * back with U+FFFD in it, and only then is the folder read again as bytes, so that such names
+ * keep their bytes (and ordinary folders cost what they did).
+ */
+async function listFolder(folder: FsPath): Promise<Entry[]> {
+  if (typeof folder === 'string') {
+    const entries = await readdir(folder, { withFileTypes: true });
+    if (!entries.some((e) => e.name.includes('\uFFFD'))) {
+      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const childPath = childPathsOf(folder);
+      return entries.map((dirent) => ({ path: childPath(dirent.name), dirent }));
+    }
+  }
+  const raw = await readdir(folder, { withFileTypes: true, encoding: 'buffer' });
+  // Sorted as the string names are (by their decoding), the bytes deciding between names that decode alike.
+  const named = raw.map((dirent) => ({ dirent, text: dirent.name.toString('utf8') }));
+  named.sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : Buffer.compare(a.dirent.name, b.dirent.name)));
+  if (typeof folder !== 'string') return named.map(({ dirent }) => ({ path: joinBytes(folder, dirent.name), dirent }));
+  const childPath = childPathsOf(folder);
+  const prefix = Buffer.from(childPath(''), 'utf8');
+  return named.map(({ dirent }) => {
+    const name = utf8Name(dirent.name);
+    return { path: name !== undefined ? childPath(name) : Buffer.concat([prefix, dirent.name]), dirent };
+  });
+}
+
+async function* walkFolder(root: FsPath, folder: FsPath, ancestors: Set<string>, filter?: PathFilter): AsyncGenerator<InputItem> {
+  let entries: Entry[];
   try {
-    entries = await readdir(folder, { withFileTypes: true });
+    entries = await listFolder(folder);
   } catch (err) {
-    yield { source: folder, kind: 'error', error: inputErrorFrom(err, folder) };
+    yield { source: displayPath(folder), kind: 'error', error: inputErrorFrom(err, displayPath(folder), folder) };
     return;
   }
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const childPath = childPathsOf(folder);
-  for (const entry of entries) {
-    const path = childPath(entry.name);
+  for (const { path, dirent: entry } of entries) {
     // A regular file needs no stat: readdir already says what it is, and a stat per file was
     // 60 ms of the main thread's CPU in a 1,100-file scan. Folders are stat'ed for their inode
     // (loop detection); symlinks and unknown types to see what they point to.
     if (entry.isFile()) {
-      if (!filter || filter.includesFile(below(root, path))) yield { source: path, kind: 'file', path };
+      if (!filter || filter.includesFile(below(root, path))) yield { source: displayPath(path), kind: 'file', path };
       continue;
     }
     let st: Stats;
     try {
       st = await stat(path);
     } catch (err) {
-      yield { source: path, kind: 'error', error: inputErrorFrom(err, path) };
+      yield { source: displayPath(path), kind: 'error', error: inputErrorFrom(err, displayPath(path), path) };
       continue;
     }
     if (!st.isDirectory()) {
@@ -104,9 +179,9 @@ async function* walkFolder(root: string, folder: string, ancestors: Set<string>,
     const key = inode(st);
     if (ancestors.has(key)) {
       yield {
-        source: path,
+        source: displayPath(path),
         kind: 'error',
-        error: new InputError('directory_loop', `${path}: links back to a folder that contains it; not walked again.`),
+        error: new InputError('directory_loop', `${displayPath(path)}: links back to a folder that contains it; not walked again.`),
       };
       continue;
     }
@@ -126,6 +201,6 @@ export async function readInput(item: InputItem, stdin: NodeJS.ReadableStream): 
   try {
     return item.kind === 'stdin' ? await readStream(stdin) : await readFile(item.path);
   } catch (err) {
-    throw inputErrorFrom(err, item.source);
+    throw inputErrorFrom(err, item.source, item.kind === 'file' ? item.path : item.source);
   }
 }

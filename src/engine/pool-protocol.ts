@@ -46,7 +46,8 @@ export function runningTask(progress: BigInt64Array): { id: number; startedMs: n
 export interface WorkerTask {
   id: number;
   source: string;
-  path?: string;
+  /** Bytes when the path is not valid UTF-8 (byte-paths.ts); a Buffer arrives as a Uint8Array. */
+  path?: string | Uint8Array;
   bytes?: Uint8Array;
   options: DetectOptions;
   /** The CLI's unsigned XMP hints (never part of the /v1 result the daemon returns). */

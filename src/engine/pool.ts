@@ -121,6 +121,12 @@ export interface PoolOptions {
   startTimeoutMs?: number;
   /** The worker script; the built dist/detect-worker.js unless a test brings its own. */
   workerUrl?: URL;
+  /**
+   * Workers collect the memory of large files once quiet (idle-collect.ts), which exposes V8's
+   * gc() process-wide: the long-running daemon asks for it; a scan, which ends, and a library
+   * caller's process are left as they are.
+   */
+  collectWhenIdle?: boolean;
 }
 
 export class DetectPool {
@@ -132,6 +138,7 @@ export class DetectPool {
   private readonly batch: number;
   private readonly startTimeoutMs: number;
   private readonly workerUrl: URL;
+  private readonly collectWhenIdle: boolean;
   private watchdog?: NodeJS.Timeout;
   /** Recent time per task, from batch round trips (moving average); undefined before any. */
   private msPerTask?: number;
@@ -141,6 +148,7 @@ export class DetectPool {
     this.batch = Math.max(1, options.batch ?? 1);
     this.startTimeoutMs = options.startTimeoutMs ?? Math.max(this.taskTimeoutMs, 10_000);
     this.workerUrl = options.workerUrl ?? workerUrl();
+    this.collectWhenIdle = options.collectWhenIdle === true;
     for (let i = 0; i < Math.max(1, options.size); i++) this.slots.push(this.spawn());
   }
 
@@ -148,7 +156,7 @@ export class DetectPool {
     return this.slots.length;
   }
 
-  run(input: { source: string; path?: string; bytes?: Uint8Array; hints?: boolean }, options: DetectOptions = {}): Promise<Checked> {
+  run(input: { source: string; path?: string | Uint8Array; bytes?: Uint8Array; hints?: boolean }, options: DetectOptions = {}): Promise<Checked> {
     return this.submit({ ...input, options }, (reply) => {
       const { result, hints, details } = reply as CheckReply;
       return { result, hints, details };
@@ -186,7 +194,7 @@ export class DetectPool {
 
   private spawn(): Slot {
     const shared = new SharedArrayBuffer(PROGRESS_BYTES);
-    const worker = new Worker(this.workerUrl, { workerData: { progress: shared } });
+    const worker = new Worker(this.workerUrl, { workerData: { progress: shared, collectWhenIdle: this.collectWhenIdle } });
     const slot: Slot = { worker, inFlight: new Map(), batches: 0, progress: new BigInt64Array(shared), sentMs: [], answeredMs: progressClock() };
     worker.on('message', (replies: WorkerReply[]) => this.finish(slot, replies));
     worker.on('error', (err) => this.lose(slot, `the worker failed: ${err.message}`));

@@ -436,8 +436,11 @@ export class ScanCache {
     return this.key;
   }
 
-  /** The identity of the file at `path` now, or undefined when it cannot be stat'ed. */
-  identify(path: string): FileIdentity | undefined {
+  /**
+   * The identity of the file at `path` now, or undefined when it cannot be stat'ed. Bytes for a
+   * path that is not valid UTF-8: the key is the file's identity, never its path.
+   */
+  identify(path: string | Buffer): FileIdentity | undefined {
     try {
       const st = statSync(path, { bigint: true, throwIfNoEntry: false });
       return st && st.isFile() ? identityOf(st) : undefined;

@@ -48,7 +48,10 @@ export interface ScanError {
   message: string;
 }
 
-/** One input's outcome: its result, or why it has none. `source` is the path as found. */
+/**
+ * One input's outcome: its result, or why it has none. `source` is the path as found; one that is
+ * not valid UTF-8 is escaped (`bad\xffname.png`: docs/CLI.md).
+ */
 export type ScanEntry =
   | { source: string; ok: true; result: DetectionResult }
   | { source: string; ok: false; error: ScanError };

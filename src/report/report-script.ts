@@ -2,7 +2,8 @@
 // sorting of rows that are already in the document, nothing that would pay for a runtime).
 // It reads only the rows' data- attributes, so it works the same on a report cut short by
 // Ctrl-C: it runs when parsing ends, whatever was written. It also gives a copy's row the
-// thumbnail of the first row with the same SHA-256 (each picture is in the file once).
+// thumbnail of the first row with the same SHA-256 (each picture is in the file once), and
+// makes a row's card from the comment that holds it when the row is first opened.
 export const REPORT_SCRIPT = `"use strict";
 document.addEventListener("DOMContentLoaded",function(){
 var list=document.getElementById("rows"),rows=Array.prototype.slice.call(list.children),
@@ -18,6 +19,9 @@ rows.forEach(function(r,i){
 });
 var pics={};Array.prototype.forEach.call(list.querySelectorAll("img[data-sha]"),function(i){pics[i.getAttribute("data-sha")]=i.src});
 Array.prototype.forEach.call(list.querySelectorAll("img[data-same]"),function(i){var s=pics[i.getAttribute("data-same")];if(s)i.src=s});
+function card(d){if(!d.open)return;for(var c=d.firstChild;c;c=c.nextSibling)if(c.nodeType===8){d.insertAdjacentHTML("beforeend",c.data);d.removeChild(c);return}}
+list.addEventListener("toggle",function(e){if(e.target.tagName==="DETAILS")card(e.target)},true);
+Array.prototype.forEach.call(list.querySelectorAll("details[open]"),card);
 var total=rows.length,chart=document.getElementById("chart"),h="";
 order.forEach(function(c){var t=counts[c],sum=t.found+t.not_found+t.unavailable+errors,bar="",label=[];
  ["found","not_found","unavailable"].concat(errors?["error"]:[]).forEach(function(k){var v=k==="error"?errors:t[k];

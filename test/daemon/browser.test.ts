@@ -63,7 +63,12 @@ async function signInThroughOutbox(page: Page, email: string, shots = false): Pr
   await page.waitForSelector('h1:text("Check your inbox")');
   expect(await page.textContent('main')).toContain(email);
   if (shots) await page.screenshot({ path: join(SHOTS, 'signin-sent.png'), fullPage: true });
+  // The link opens a page; its "Sign in as" button signs in (a GET alone never does).
   await page.goto(latestLink());
+  expect(new URL(page.url()).pathname).toBe('/signin/verify');
+  if (shots) await page.screenshot({ path: join(SHOTS, 'signin-confirm.png'), fullPage: true });
+  await page.click(`button:text("Sign in as ${email}")`);
+  await page.waitForURL((url) => url.pathname === '/dashboard');
   expect(new URL(page.url()).pathname).toBe('/dashboard');
 }
 

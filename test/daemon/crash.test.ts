@@ -1,5 +1,6 @@
 // kill -9 during a detect load, five times on one data dir (issue 3 "Done when"): the store
-// always loads, every key works, and usage is never below the number of 200s clients received.
+// always loads, every key works, and usage is never below the number of 200s clients received,
+// nor above it by more than the requests in flight at the kills (one per client per kill).
 // Then the same with the journal's compaction bound made tiny (issue 14), each kill sent the
 // moment a compaction's temp file appears, so that kills land while the snapshot is being
 // rewritten or the journal replaced: at least one is seen to (more rounds until one is, bounded).
@@ -19,6 +20,8 @@ afterAll(() => {
   cleanup2();
 });
 const body = JSON.stringify({ media: b64(tinyJpeg()) });
+/** Clients of the load, each with one request at a time. */
+const CLIENTS = 8;
 
 async function admin(dir: string, args: string[]) {
   const r = await runCli(['daemon', ...args, '--data-dir', dir, '--json']);
@@ -116,7 +119,7 @@ async function killUnderLoad(dir: string, { env = {}, onKilled, killWhen, until,
       expect(r.status, `round ${round}`).toBe(200);
       received[accountOf(key)]++;
     }
-    const running = load(daemon.url, keys, 8);
+    const running = load(daemon.url, keys, CLIENTS);
     await new Promise((r) => setTimeout(r, 300 + (round % 5) * 100));
     const kill = () => daemon.child.kill('SIGKILL');
     if (killWhen) await killWhen(dir, kill);
@@ -134,6 +137,10 @@ async function killUnderLoad(dir: string, { env = {}, onKilled, killWhen, until,
     console.log(`[crash] ${account.email}: ${got} 200s received, usage ${account.usage.used}`);
     expect(got).toBeGreaterThan(20);
     expect(account.usage.used, account.email).toBeGreaterThanOrEqual(got);
+    // And at most one more per request in flight at each kill (docs/SECURITY.md, "Counted calls
+    // after a crash"): each of this account's clients had at most one, holding one call.
+    const clients = Array.from({ length: CLIENTS }, (_, i) => keys[i % keys.length]!).filter((k) => accountOf(k) === account.email).length;
+    expect(account.usage.used - got, `${account.email}: ${clients} clients, ${round} kills`).toBeLessThanOrEqual(clients * round);
   }
   // And a final start still serves every key.
   const daemon = await startDaemonProcess(['--data-dir', dir], env);

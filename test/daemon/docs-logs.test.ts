@@ -24,7 +24,7 @@ describe('API documentation', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(['/healthz', '/v1/detect', '/v1/detectors', '/v1/uploads']);
     const detect = doc.paths['/v1/detect'].post;
     expect(Object.keys(detect.requestBody.content).sort()).toEqual(['application/json', 'multipart/form-data']);
-    expect(Object.keys(detect.responses).sort()).toEqual(['200', '400', '401', '404', '413', '415', '422', '429', '500']);
+    expect(Object.keys(detect.responses).sort()).toEqual(['200', '400', '401', '404', '413', '415', '422', '429', '500', '503']);
     expect(detect.responses['200'].headers).toHaveProperty('X-Quota-Used');
     expect(detect.security).toEqual([{ bearerAuth: [] }]);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });

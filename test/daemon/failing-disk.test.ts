@@ -260,7 +260,9 @@ describe.skipIf(typeof tmpfs === 'string')('a real full disk (tmpfs of 4 MiB)', 
 
   beforeAll(async () => {
     mkdirSync(dataDir);
-    t = await makeApp({ store: { durable: true } }, dataDir);
+    // No free-space floor (default 1 GiB, more than this whole disk): the uploads below are to
+    // meet the full disk itself, mid-write. The floor is test/daemon/upload-limits.test.ts's.
+    t = await makeApp({ store: { durable: true }, uploadLimits: { storageFloorBytes: 0 } }, dataDir);
     base = await listen(t.app);
     ({ key, accountId } = await t.account('tmpfs@example.test', 'custom', 100_000));
   });

@@ -34,6 +34,7 @@ import { apiCases, operationsOf, type Operation } from './fuzz/api-cases.js';
 import { overlongSegment, routable, type Case } from './fuzz/cases.js';
 import { DaemonFixtures } from './fuzz/fixtures.js';
 import { pageCases, type WebFixtures } from './fuzz/page-cases.js';
+import { compactFailure } from './fuzz/compact-failure.js';
 import { declaresBody, encode, hangsUp, isRealCoding, send, type Answer, type Req } from './fuzz/wire.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 5_000);
@@ -48,6 +49,9 @@ const ERROR_STATUS: Record<string, number[]> = {
   download_failed: [422],
   quota_exceeded: [429],
   rate_limited: [429],
+  // An account past its live uploads (100 by default): a long run uploads more than that.
+  upload_limit_exceeded: [429],
+  storage_full: [503],
 };
 /** Answers of Node's parser and the slow-client bounds, on any route (docs/API.md). */
 const TRANSPORT = [400, 408, 431];
@@ -345,19 +349,4 @@ describe('hostile requests on every route', () => {
   }
 });
 
-/**
- * fast-check's failure message prints the whole counterexample: with 1,000 headers and a 4 MB
- * body as an array of numbers, one failure made a CI log of 12 MB. What a person needs is the
- * seed and path (FUZZ_SEED reruns it), the request's label and what was wrong: kept, the rest cut.
- */
-async function compactFailure(run: Promise<void>): Promise<void> {
-  try {
-    await run;
-  } catch (err) {
-    const e = err as Error & { cause?: unknown };
-    const head = e.message.split('\n').filter((line) => !line.startsWith('Counterexample:')).join('\n');
-    const cause = e.cause instanceof Error ? e.cause.message : String(e.cause ?? '');
-    throw new Error(`${head.slice(0, 2000)}\nCaused by: ${cause.slice(0, 4000)}`);
-  }
-}
 

@@ -128,7 +128,38 @@ describe('real responses validate against the document', () => {
     const media = b64(tinyJpeg());
     const forced = (value: string) => ({ 'provenance-test-response': value });
     const upload = await http(base, 'POST', '/v1/uploads', { key, body: new Uint8Array(tinyJpeg()), headers: { 'content-type': 'image/jpeg' } });
+    // Upload storage bounds (issue 26), on daemons of their own: an account at its count of live
+    // uploads (429), and a disk under the free-space floor (503; a floor no disk reaches).
+    const limited = await makeApp({ uploadLimits: { perAccount: 1 } });
+    const full = await makeApp({ uploadLimits: { storageFloorBytes: Number.MAX_SAFE_INTEGER } });
+    const bounded: HttpResult[] = [];
+    try {
+      const [limitedBase, fullBase] = [await listen(limited.app), await listen(full.app)];
+      const jpegUpload = async (at: string, k: string) => http(at, 'POST', '/v1/uploads', { key: k, body: new Uint8Array(tinyJpeg()), headers: { 'content-type': 'image/jpeg' } });
+      const limitedKey = (await limited.account('bounded')).key;
+      await jpegUpload(limitedBase, limitedKey);
+      bounded.push(await jpegUpload(limitedBase, limitedKey), await jpegUpload(fullBase, (await full.account('full')).key));
+    } finally {
+      await limited.close();
+      await full.close();
+    }
+    // The media budget full (issue 26), on a daemon of its own: its whole budget held here, a
+    // detect by upload waits no time and is refused, 503 server_busy.
+    const crowded = await makeApp({ media: { memoryBytes: 1024 * 1024, waitMs: 0 } });
+    const busy: HttpResult[] = [];
+    try {
+      const crowdedBase = await listen(crowded.app);
+      const crowdedKey = (await crowded.account('busy')).key;
+      const stored = await http(crowdedBase, 'POST', '/v1/uploads', { key: crowdedKey, body: new Uint8Array(tinyJpeg()), headers: { 'content-type': 'image/jpeg' } });
+      const hold = await crowded.app.services.mediaBudget.acquire(1024 * 1024);
+      busy.push(await http(crowdedBase, 'POST', '/v1/detect', { key: crowdedKey, json: { upload: stored.body.id } }));
+      hold.release();
+    } finally {
+      await crowded.close();
+    }
     const cases: [string, string, Promise<HttpResult> | HttpResult][] = [
+      ...bounded.map((r): [string, string, HttpResult] => ['POST', '/v1/uploads', r]),
+      ...busy.map((r): [string, string, HttpResult] => ['POST', '/v1/detect', r]),
       ['GET', '/healthz', http(base, 'GET', '/healthz')],
       ['GET', '/v1/detectors', http(base, 'GET', '/v1/detectors')],
       ['GET', '/v1/detectors', http(base, 'GET', '/v1/detectors', { headers: forced('nonsense') })],

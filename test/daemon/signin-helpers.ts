@@ -1,8 +1,10 @@
 // Shared by the sign-in, dashboard and browser tests: a daemon app with the pages on 127.0.0.1,
 // a mailer that records what it would send, and a small cookie-keeping HTTP client that
 // behaves like a browser without JavaScript (forms, cookies, no automatic redirects).
+import { afterEach } from 'vitest';
 import type { Mailer, SigninMail } from '../../src/daemon/web/mailer.js';
 import type { WebOptions } from '../../src/daemon/http/routes/web.js';
+import type { TrustProxy } from '../../src/daemon/http/trust-proxy.js';
 import { listen, makeApp, testClock, type TestApp, type TestClock } from './helpers.js';
 
 export interface RecordingMailer extends Mailer {
@@ -36,7 +38,7 @@ export interface WebApp extends TestApp {
 
 export async function webApp(
   web: WebOptions = {},
-  extra: { trustProxy?: boolean; logger?: any; dir?: string; testMode?: boolean; adminTokenSha256?: string } = {},
+  extra: { trustProxy?: TrustProxy; logger?: any; dir?: string; testMode?: boolean; adminTokenSha256?: string } = {},
 ): Promise<WebApp> {
   const clock = testClock('2026-11-15T12:00:00Z');
   const mailer = recordingMailer();
@@ -125,10 +127,47 @@ export async function requestLink(t: WebApp, client: WebClient, email: string, e
   return t.mailer.last().link;
 }
 
-/** Signs in through the link and returns the dashboard page it lands on. */
+/** The form field `name` of a page, if any. */
+export function fieldOf(html: string, name: string): string | undefined {
+  return new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1];
+}
+
+/**
+ * Opens a sign-in link as a browser does: the GET shows the "Sign in as" page (and signs no one
+ * in), its button POSTs the token with the page's CSRF token. Returns both answers; the POST's is
+ * the 303 to where the sign-in goes, or undefined when the GET showed no button (a bad link).
+ */
+export async function openLink(client: WebClient, link: string, headers?: Record<string, string>): Promise<{ page: Page; signedIn?: Page }> {
+  const page = await client.get(link.replace(/^https?:\/\/[^/]+/, ''), headers);
+  const token = fieldOf(page.text, 'token');
+  if (page.status !== 200 || !token) return { page };
+  const signedIn = await client.post('/signin/verify', { csrf: csrfOf(page.text), token }, headers);
+  return { page, signedIn };
+}
+
+/** Signs in through the link (GET, then its button's POST) and returns the dashboard page it lands on. */
 export async function signIn(t: WebApp, client: WebClient, email: string): Promise<Page & { url: string }> {
   const link = await requestLink(t, client, email);
-  const landed = await client.follow(link.replace(/^http:\/\/[^/]+/, ''));
+  const { page, signedIn } = await openLink(client, link);
+  if (!signedIn) throw new Error(`sign-in link: ${page.status} ${page.text.slice(0, 300)}`);
+  if (signedIn.status !== 303 || !signedIn.location) throw new Error(`sign-in: ${signedIn.status} ${signedIn.text.slice(0, 300)}`);
+  const landed = await client.follow(signedIn.location);
   if (landed.status !== 200) throw new Error(`sign-in: ${landed.status} ${landed.url}`);
   return landed;
+}
+
+/**
+ * `webApp`, each one closed after the test that made it: call once at a test file's top level
+ * (it registers the afterEach there) and make the file's daemons with what it returns.
+ */
+export function webAppsClosedAfterEach(): (...args: Parameters<typeof webApp>) => Promise<WebApp> {
+  const apps: WebApp[] = [];
+  afterEach(async () => {
+    while (apps.length) await apps.pop()!.close();
+  });
+  return async (...args) => {
+    const t = await webApp(...args);
+    apps.push(t);
+    return t;
+  };
 }

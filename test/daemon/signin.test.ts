@@ -3,7 +3,7 @@
 // stored hashed, the session cookie's attributes, rate limits, no open redirect, session expiry
 // and sign-out, and that neither tokens nor sessions reach the log or the store in clear.
 import { PassThrough } from 'node:stream';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loggerOptions } from '../../src/daemon/http/app.js';
 import { sha256Hex } from '../../src/daemon/accounts/key-format.js';
 import { SESSION_COOKIE } from '../../src/daemon/web/sessions.js';
@@ -11,7 +11,7 @@ import { SigninLimits, SlidingWindow } from '../../src/daemon/web/signin-limits.
 import { safeNext } from '../../src/daemon/web/web-kit.js';
 import { readStoreFiles } from '../../src/daemon/store/file-store.js';
 import { storeDiskText, storedText, tempDir } from './helpers.js';
-import { csrfOf, requestLink, shownKey, signIn, webApp, type WebApp } from './signin-helpers.js';
+import { csrfOf, fieldOf, openLink, requestLink, shownKey, signIn, webApp, webAppsClosedAfterEach, type WebApp } from './signin-helpers.js';
 
 /** The same token with its last character changed (to a different one: a fixed letter would
  * sometimes be the one already there, 1 time in 64). */
@@ -19,15 +19,7 @@ function withLastCharChanged(token: string): string {
   return `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`;
 }
 
-const apps: WebApp[] = [];
-async function fresh(...args: Parameters<typeof webApp>): Promise<WebApp> {
-  const t = await webApp(...args);
-  apps.push(t);
-  return t;
-}
-afterEach(async () => {
-  while (apps.length) await apps.pop()!.close();
-});
+const fresh = webAppsClosedAfterEach();
 
 const pathOf = (link: string) => link.replace(/^https?:\/\/127\.0\.0\.1:\d+/, '');
 const tokenOf = (link: string) => new URL(link).searchParams.get('token')!;
@@ -115,7 +107,7 @@ describe('the sign-in form', () => {
 });
 
 describe('the sign-in link', () => {
-  it('creates the account on the free plan, sets the session cookie and redirects to the dashboard', async () => {
+  it('opens a "Sign in as" page; its button creates the account on the free plan, sets the session cookie and redirects to the dashboard', async () => {
     const t = await fresh();
     const c = t.client();
     const link = await requestLink(t, c, 'New.User@Example.com');
@@ -123,7 +115,12 @@ describe('the sign-in link', () => {
     expect(t.mailer.last().to).toBe('new.user@example.com');
     expect(t.mailer.last().expiresAt.toISOString()).toBe('2026-11-15T12:15:00.000Z');
 
-    const r = await c.get(pathOf(link));
+    // The GET only shows the button: no session, no account yet.
+    const { page, signedIn } = await openLink(c, link);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<button type="submit">Sign in as new.user@example.com</button>');
+    expect(page.setCookies.some((l) => l.startsWith(`${SESSION_COOKIE}=`))).toBe(false);
+    const r = signedIn!;
     expect(r.status).toBe(303);
     expect(r.location).toBe('/dashboard');
     const cookie = r.setCookies.find((l) => l.startsWith(`${SESSION_COOKIE}=`))!;
@@ -151,7 +148,7 @@ describe('the sign-in link', () => {
     const t = await fresh();
     const link = await requestLink(t, t.client(), 'twice@example.com');
     const first = t.client();
-    expect((await first.get(pathOf(link))).status).toBe(303);
+    expect((await openLink(first, link)).signedIn?.status).toBe(303);
     const second = t.client();
     const again = await second.get(pathOf(link));
     expect(again.status).toBe(410);
@@ -172,7 +169,10 @@ describe('the sign-in link', () => {
   it('of two requests racing with one link, exactly one signs in', async () => {
     const t = await fresh();
     const link = await requestLink(t, t.client(), 'race@example.com');
-    const results = await Promise.all(Array.from({ length: 8 }, () => t.client().get(pathOf(link))));
+    const clients = Array.from({ length: 8 }, () => t.client());
+    const pages = await Promise.all(clients.map((c) => c.get(pathOf(link))));
+    expect(pages.every((p) => p.status === 200)).toBe(true);
+    const results = await Promise.all(clients.map((c, i) => c.post('/signin/verify', { token: fieldOf(pages[i]!.text, 'token')!, csrf: csrfOf(pages[i]!.text) })));
     expect(results.filter((r) => r.status === 303)).toHaveLength(1);
     expect(results.filter((r) => r.status === 410)).toHaveLength(7);
   });
@@ -182,7 +182,7 @@ describe('the sign-in link', () => {
     const c = t.client();
     const early = await requestLink(t, c, 'late@example.com');
     t.clock.advance(15 * 60 * 1000 - 1000);
-    expect((await t.client().get(pathOf(early))).status).toBe(303);
+    expect((await openLink(t.client(), early)).signedIn?.status).toBe(303);
 
     const late = await requestLink(t, c, 'late@example.com');
     t.clock.advance(15 * 60 * 1000);
@@ -219,12 +219,12 @@ describe('the sign-in link', () => {
 
   it('the cookie is Secure behind https only when the operator trusts the proxy', async () => {
     const https = { 'x-forwarded-proto': 'https' };
-    const trusted = await fresh({}, { trustProxy: true });
+    const trusted = await fresh({}, { trustProxy: 1 });
     const tc = trusted.client();
     const form = await tc.get('/signin', https);
     expect(form.setCookies[0]).toMatch(/; Secure/);
     await tc.post('/signin', { email: 'tls@example.com', csrf: csrfOf(form.text) }, https);
-    const r = await tc.get(pathOf(trusted.mailer.last().link), https);
+    const r = (await openLink(tc, trusted.mailer.last().link, https)).signedIn!;
     expect(r.setCookies.find((l) => l.startsWith(`${SESSION_COOKIE}=`))).toMatch(/; Secure/);
 
     const direct = await fresh();
@@ -232,15 +232,16 @@ describe('the sign-in link', () => {
     const form2 = await dc.get('/signin', https);
     expect(form2.setCookies[0]).not.toMatch(/Secure/);
     await dc.post('/signin', { email: 'tls@example.com', csrf: csrfOf(form2.text) }, https);
-    const r2 = await dc.get(pathOf(direct.mailer.last().link), https);
+    const r2 = (await openLink(dc, direct.mailer.last().link, https)).signedIn!;
     expect(r2.setCookies.find((l) => l.startsWith(`${SESSION_COOKIE}=`))).not.toMatch(/Secure/);
   });
 });
 
 describe('no open redirect', () => {
-  it('safeNext keeps only paths of the dashboard', () => {
+  it('safeNext keeps only paths of the dashboard and the Verify page', () => {
     expect(safeNext('/dashboard')).toBe('/dashboard');
     expect(safeNext('/dashboard#keys')).toBe('/dashboard#keys');
+    expect(safeNext('/verify')).toBe('/verify');
     for (const bad of [
       'https://evil.example/',
       '//evil.example',
@@ -251,6 +252,9 @@ describe('no open redirect', () => {
       '/dashboard/..%2F..%2Fevil',
       '/dashboard%2F%2Fevil.example',
       '/signin',
+      '/verify/detect',
+      '/verify//evil.example',
+      '/verifyx',
       ' /dashboard',
       '/dashboard\n',
       'dashboard',
@@ -267,7 +271,7 @@ describe('no open redirect', () => {
     for (const next of ['https://evil.example/', '//evil.example/x', '/\\evil.example']) {
       const c = t.client();
       const link = await requestLink(t, c, 'redirect@example.com', { next });
-      const r = await c.get(`${pathOf(link)}&next=${encodeURIComponent(next)}`);
+      const r = (await openLink(c, `${pathOf(link)}&next=${encodeURIComponent(next)}`)).signedIn!;
       expect(r.status).toBe(303);
       expect(r.location).toBe('/dashboard');
       // Signed in, /signin?next=... redirects too, and only within the dashboard.
@@ -276,7 +280,7 @@ describe('no open redirect', () => {
     }
     const c = t.client();
     const link = await requestLink(t, c, 'redirect@example.com', { next: '/dashboard#keys' });
-    expect((await c.get(pathOf(link))).location).toBe('/dashboard#keys');
+    expect((await openLink(c, link)).signedIn?.location).toBe('/dashboard#keys');
   });
 });
 

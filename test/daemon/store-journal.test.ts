@@ -377,9 +377,17 @@ describe('a data dir written before the journal existed', () => {
     expect(dashboard.status).toBe(200);
     expect(await dashboard.text()).toContain('old@example.test');
 
-    // The sign-in link: used once, it signs in to its account and goes where it said; twice, it
-    // is "already used".
-    const verify = () => fetch(`${base}/signin/verify?token=${linkToken}`, { redirect: 'manual' });
+    // The sign-in link: used once (its page's button: a POST with the page's CSRF token), it
+    // signs in to its account and goes where it said; twice, it is "already used".
+    expect((await fetch(`${base}/signin/verify?token=${linkToken}`, { redirect: 'manual' })).status).toBe(200);
+    const csrf = 'C'.repeat(43);
+    const verify = () =>
+      fetch(`${base}/signin/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `prv_csrf=${csrf}` },
+        body: new URLSearchParams({ token: linkToken, csrf }).toString(),
+        redirect: 'manual',
+      });
     const first = await verify();
     expect(first.status).toBe(303);
     expect(first.headers.get('location')).toBe('/dashboard');

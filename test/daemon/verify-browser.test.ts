@@ -45,6 +45,9 @@ async function signIn(page: Page, email: string): Promise<void> {
   const link = listOutbox(t.dir).at(-1)?.link;
   if (!link) throw new Error('no link in the outbox');
   await page.goto(link);
+  // The link's page: its button signs in (a GET alone never does).
+  await page.click(`button:text("Sign in as ${email}")`);
+  await page.waitForURL((url) => url.pathname !== '/signin/verify');
 }
 
 const callsThisMonth = async (page: Page) => {

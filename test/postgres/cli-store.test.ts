@@ -53,10 +53,10 @@ describe('daemon migrate', () => {
     const db = await database();
     const first = await runCli(['daemon', 'migrate', '--store', db.url]);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toMatch(/from schema version 0 to 1 \(applied 1\)/);
+    expect(first.stdout).toMatch(/from schema version 0 to 2 \(applied 1, 2\)/);
     const again = await runCli(['daemon', 'migrate'], undefined, { PROVENANCE_DATABASE_URL: db.url });
     expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(/is at schema version 1; nothing to do/);
+    expect(again.stdout).toMatch(/is at schema version 2; nothing to do/);
     expect(await tables(db.url)).toEqual(['accounts', 'api_keys', 'burst_hits', 'schema_migrations', 'sessions', 'signin_tokens', 'upload_chunks', 'uploads', 'usage']);
   });
 });
@@ -127,10 +127,10 @@ describe('bad --store input: one line, exit 2, nothing written', () => {
     ]) {
       const r = await runCli(args);
       expect(r.code, args.join(' ')).toBe(2);
-      expect(r.stderr.trim()).toBe("provenance: the database's schema is version 99, newer than this provenance knows (1); upgrade provenance");
+      expect(r.stderr.trim()).toBe("provenance: the database's schema is version 99, newer than this provenance knows (2); upgrade provenance");
     }
     expect(await sql(db.url, 'SELECT count(*)::int AS n FROM accounts')).toEqual(before);
-    expect((await sql(db.url, 'SELECT version FROM schema_migrations ORDER BY 1')).map((r) => r.version)).toEqual([1, 99]);
+    expect((await sql(db.url, 'SELECT version FROM schema_migrations ORDER BY 1')).map((r) => r.version)).toEqual([1, 2, 99]);
     // Nor to the daemon's data dir: no embedded store, no store.json, no lock or token.
     expect(readdirSync(dir)).toEqual([]);
   });

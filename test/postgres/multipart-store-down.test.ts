@@ -8,49 +8,12 @@
 // daemon alone (connection refused), without touching the shared server; opening it again on the
 // same port brings it back.
 import { existsSync, readdirSync } from 'node:fs';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { tinyJpeg } from '../fixtures/make.js';
 import { createTestSchema } from '../helpers/postgres.js';
+import { Relay } from '../helpers/tcp-relay.js';
 import { b64, expectError, http, listen, makeApp, type HttpResult, type TestApp } from '../daemon/helpers.js';
-
-class Relay {
-  private server: Server | undefined;
-  private readonly sockets = new Set<Socket>();
-  port = 0;
-  constructor(private readonly target: { host: string; port: number }) {}
-
-  async open(): Promise<void> {
-    if (this.server) return;
-    const server = createServer((client) => {
-      const upstream = connect(this.target);
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
-        s.on('error', () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.port, '127.0.0.1', resolve);
-    });
-    this.port = (server.address() as { port: number }).port;
-    this.server = server;
-  }
-
-  /** Refuses new connections and cuts every open one. */
-  async close(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    for (const s of this.sockets) s.destroy();
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-}
 
 const form = (bytes: Uint8Array) => {
   const f = new FormData();

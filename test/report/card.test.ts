@@ -74,6 +74,14 @@ describe('escaping', () => {
     expect(reportErrorRow(1, HOSTILE, { type: 'x', message: HOSTILE })).not.toMatch(/<script|<img src=x/);
   });
 
+  it('the card is a comment until its row is opened, and no file can end that comment early', () => {
+    const row = reportRow(3, `a--> b --!> c <!-- d ${HOSTILE}`, hostileResult());
+    const body = row.slice(row.indexOf('</summary>') + '</summary>'.length);
+    expect(body.startsWith('<!--<article class="card"')).toBe(true);
+    // The comment's only end is the one the row writes, right before the row closes.
+    expect([...body.matchAll(/--!?>/g)].map((m) => m.index)).toEqual([body.indexOf('--></details></li>')]);
+  });
+
   it('only data: URLs of raster images become an img src', () => {
     expect(safeImageUrl('data:image/webp;base64,AAAA')).toBe('data:image/webp;base64,AAAA');
     for (const bad of ['javascript:alert(1)', 'data:text/html;base64,AAAA', 'data:image/svg+xml;base64,AAAA', 'https://example.com/a.jpg', 'data:image/png;base64,AA"onerror="x']) {

@@ -145,6 +145,11 @@ describe.skipIf(!withCorpus)('the corpus report in Chromium', () => {
 
   it('every thumbnail has loaded: the files\', the claim thumbnails and the ingredients\'; the card names the signer', async () => {
     const { page } = await open(report);
+    // A card is made when its row is first opened (from the comment that holds it): open every
+    // row, so that the claim and ingredient thumbnails are in the page, then close them again.
+    await page.$$eval('#rows details', (all) => all.forEach((d) => ((d as HTMLDetailsElement).open = true)));
+    await page.waitForFunction(() => document.querySelectorAll('#rows details > .card').length === document.querySelectorAll('#rows details').length);
+    await page.$$eval('#rows details', (all) => all.forEach((d) => ((d as HTMLDetailsElement).open = false)));
     const sizes = await page.$$eval('img', async (imgs) => {
       await Promise.all((imgs as HTMLImageElement[]).map((i) => i.decode().catch(() => undefined)));
       return (imgs as HTMLImageElement[]).map((i) => ({ cls: i.className, w: i.naturalWidth, row: i.closest('li[data-source]')!.getAttribute('data-source') }));

@@ -16,8 +16,11 @@ export const ERROR_TYPES = [
   'download_failed',
   'quota_exceeded',
   'rate_limited',
+  'upload_limit_exceeded',
   'internal_error',
   'service_unavailable',
+  'server_busy',
+  'storage_full',
 ] as const;
 export type ErrorType = (typeof ERROR_TYPES)[number];
 

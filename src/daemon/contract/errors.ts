@@ -11,8 +11,11 @@ const STATUS: Record<ErrorType, number> = {
   download_failed: 422,
   quota_exceeded: 429,
   rate_limited: 429,
+  upload_limit_exceeded: 429,
   internal_error: 500,
   service_unavailable: 503,
+  server_busy: 503,
+  storage_full: 503,
 };
 
 export class ApiError extends Error {
@@ -21,7 +24,7 @@ export class ApiError extends Error {
     readonly type: ErrorType,
     message: string,
     readonly param?: string,
-    /** Seconds for Retry-After (429 only). */
+    /** Seconds for Retry-After (429s, and 503 server_busy and storage_full). */
     readonly retryAfter?: number,
   ) {
     super(message);

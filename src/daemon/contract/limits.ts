@@ -30,6 +30,20 @@ export const REQUEST_TIMEOUT_MS = 120_000;
 export const MAX_REDIRECTS = 5;
 export const UPLOAD_TTL_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * Upload storage per account (CONTRACT "Keys, accounts, uploads"): at most this many live
+ * uploads and this many bytes of them; `daemon start --max-uploads-per-account` and
+ * `--max-upload-bytes-per-account` change them. Past either, 429 upload_limit_exceeded.
+ */
+export const UPLOADS_PER_ACCOUNT = 100;
+export const UPLOAD_BYTES_PER_ACCOUNT = 1024 * MB;
+/** Free space an upload must leave on the data dir's disk (`--storage-floor`); under it, 503 storage_full. */
+export const STORAGE_FLOOR_BYTES = 1024 * MB;
+/** How often expired uploads are deleted (and their disk space freed). */
+export const UPLOAD_SWEEP_MS = 10 * 60 * 1000;
+/** Retry-After of storage_full: the sweep's interval, the soonest the daemon frees disk by itself. */
+export const STORAGE_FULL_RETRY_SECONDS = UPLOAD_SWEEP_MS / 1000;
+
 export function tooLargeMessage(limitBytes: number, source: string): string {
   return `The file is larger than the ${limitBytes / MB} MB limit for ${source} (1 MB = 1,048,576 bytes).`;
 }

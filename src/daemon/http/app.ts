@@ -5,6 +5,8 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { Accounts } from '../accounts/accounts.js';
 import { BufferPool } from '../media/buffer-pool.js';
+import { MediaBudget } from '../media/media-budget.js';
+import { IdleCollector } from '../../engine/idle-collect.js';
 import { Burst } from '../accounts/burst.js';
 import type { Services } from './context.js';
 import { createDetectRunner, type PoolOptions } from '../media/detect-pool.js';
@@ -12,7 +14,7 @@ import { clientErrorHandler } from './client-errors.js';
 import { continueWhenAccepted, expectContinue, refuseEncodedBodies } from './content-encoding.js';
 import { frameworkErrorHandler, installErrorHandling } from './error-handler.js';
 import type { Resolver } from '../media/fetch-media.js';
-import { DETECT_JSON_MAX_BODY, HEADERS_TIMEOUT_MS, INLINE_MAX_BYTES, REQUEST_TIMEOUT_MS, SMALL_BODY, UPLOAD_TTL_MS } from '../contract/limits.js';
+import { DETECT_JSON_MAX_BODY, HEADERS_TIMEOUT_MS, INLINE_MAX_BYTES, REQUEST_TIMEOUT_MS, SMALL_BODY, UPLOAD_SWEEP_MS, UPLOAD_TTL_MS } from '../contract/limits.js';
 import { Quota } from '../accounts/quota.js';
 import { adminRoutes } from './routes/admin.js';
 import { detectRoute } from './routes/detect.js';
@@ -25,13 +27,14 @@ import type { FileStoreOptions } from '../store/file-store.js';
 import { openConfiguredStore } from '../store/open-store.js';
 import { systemClock, type Clock } from '../contract/time.js';
 import type { Store } from '../store/store.js';
-import { Uploads } from '../media/uploads.js';
+import { Uploads, type UploadLimits } from '../media/uploads.js';
 import { TestMode } from '../testing/test-mode.js';
 import { clockFilePath } from '../testing/clock-file.js';
 import { seedFixtures } from '../testing/fixtures.js';
 import { randomBase62 } from '../accounts/key-format.js';
 import { installTestHooks } from './test-hooks.js';
 import { requestPath } from './request-path.js';
+import { fastifyTrustProxy, type TrustProxy } from './trust-proxy.js';
 import './context.js';
 import type { CatalogueName } from '../../types.js';
 
@@ -44,6 +47,12 @@ export interface AppOptions {
   allowPrivateUrls?: boolean;
   /** How long an upload lives (default 24 h). */
   uploadTtlMs?: number;
+  /**
+   * `--max-uploads-per-account`, `--max-upload-bytes-per-account`, `--storage-floor`: live
+   * uploads and their bytes per account (default 100 and 1 GiB), and the free space every upload
+   * must leave on the data dir's disk (default 1 GiB). See media/upload-caps.ts, disk-floor.ts.
+   */
+  uploadLimits?: UploadLimits;
   /** Detection worker threads (0: main thread; default one per core, at most 4). */
   workers?: PoolOptions['size'];
   /** PEM trust anchors for C2PA signer validation (the operator's, as `provenance check` uses). */
@@ -67,9 +76,11 @@ export interface AppOptions {
   web?: WebOptions;
   /**
    * A reverse proxy is in front: take the client address and protocol from X-Forwarded-For and
-   * X-Forwarded-Proto (Secure cookies behind https). Off by default: a client could forge them.
+   * X-Forwarded-Proto (Secure cookies behind https), believing only the hops named: a count of
+   * proxies, or their addresses / CIDRs (never every hop: the leftmost entry is the client's own
+   * word). Off by default: a client could forge them.
    */
-  trustProxy?: boolean;
+  trustProxy?: TrustProxy;
   /** Slow-client bounds (defaults HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS; tests use short ones). */
   timeouts?: { headersMs?: number; requestMs?: number };
   /** `--test-mode`: the test clock and forced answers (issue 15). */
@@ -78,6 +89,12 @@ export interface AppOptions {
   fixtures?: unknown;
   /** `--catalogue hosted`: serve and run exactly the hosted five detectors. Default `full`. */
   catalogue?: CatalogueName;
+  /**
+   * `--media-memory`, `--media-wait`: media bytes held in memory at once over every request
+   * (default 256 MiB), and how long a request waits for room before its 503 server_busy
+   * (default 10 s). See media/media-budget.ts.
+   */
+  media?: { memoryBytes?: number; waitMs?: number };
 }
 
 /** Request logs without headers or bodies, and redaction as a second line of defence. */
@@ -148,7 +165,7 @@ async function assemble(
     // fastify's own 503 during shutdown is not the CONTRACT body; instead, requests that still
     // arrive on open connections are served and answered with Connection: close (see below).
     return503OnClosing: false,
-    trustProxy: options.trustProxy ?? false,
+    trustProxy: fastifyTrustProxy(options.trustProxy),
     // Node checks both bounds on a timer (every 30 s by default, which would let a slow client
     // hold a connection up to 30 s past its bound): check every second instead.
     // (fastify sets the server's requestTimeout from its own option, so it is given there.)
@@ -164,19 +181,25 @@ async function assemble(
     genReqId: () => `req_${randomBase62(20)}`,
   });
 
+  const deadMedia = new IdleCollector();
+  // Inline requests reuse buffers while they keep coming; 30 s without one gives them back.
+  const dropWhenQuiet = { afterMs: 30_000, onDrop: (bytes: number) => deadMedia.note(bytes) };
   const services: Services = {
     store,
     accounts: new Accounts(store, now),
     quota: new Quota(store, now),
     burst: new Burst(store, now),
-    uploads: new Uploads(options.dataDir, store, now, options.uploadTtlMs ?? UPLOAD_TTL_MS, options.store?.faults),
+    uploads: new Uploads(options.dataDir, store, now, options.uploadTtlMs ?? UPLOAD_TTL_MS, options.uploadLimits, options.store?.faults),
     pool: await createDetectRunner({ size: options.workers, trustAnchorsPem: options.trustAnchorsPem }),
     // Up to 16 idle buffers each (about 150 MB if 16 inline requests ever ran at once; pages
     // never written stay unmapped), over shared memory: the workers decode the one into the other.
     buffers: {
-      body: new BufferPool(DETECT_JSON_MAX_BODY, KEEP_BUFFERS, true),
-      media: new BufferPool(INLINE_MAX_BYTES, KEEP_BUFFERS, true),
+      body: new BufferPool(DETECT_JSON_MAX_BODY, KEEP_BUFFERS, true, dropWhenQuiet),
+      media: new BufferPool(INLINE_MAX_BYTES, KEEP_BUFFERS, true, dropWhenQuiet),
     },
+    // Media given back is mostly dead buffers on this thread (download chunks, multipart parts):
+    // once requests stop, their memory goes back to the system (idle-collect.ts).
+    mediaBudget: new MediaBudget(options.media?.memoryBytes, options.media?.waitMs, (bytes) => deadMedia.note(bytes)),
     now,
     allowPrivateUrls: options.allowPrivateUrls ?? false,
     resolver: options.resolver,
@@ -216,7 +239,7 @@ async function assemble(
   const sweeper = setInterval(() => {
     services.burst.sweep().catch((err) => app.log.error({ err }, 'burst sweep failed'));
     services.uploads.sweep().catch((err) => app.log.error({ err }, 'upload sweep failed'));
-  }, 10 * 60 * 1000);
+  }, UPLOAD_SWEEP_MS);
   sweeper.unref();
 
   // Once closing, every response says Connection: close: an idle keep-alive connection would

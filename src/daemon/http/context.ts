@@ -4,6 +4,7 @@ import type { AccountRecord } from '../contract/api-types.js';
 import type { CatalogueName } from '../../types.js';
 import type { Accounts } from '../accounts/accounts.js';
 import type { BufferPool, Lease } from '../media/buffer-pool.js';
+import type { MediaBudget, MediaHold } from '../media/media-budget.js';
 import type { Burst } from '../accounts/burst.js';
 import type { DetectRunner } from '../media/detect-pool.js';
 import type { Resolver } from '../media/fetch-media.js';
@@ -23,6 +24,8 @@ export interface Services {
   pool: DetectRunner;
   /** Reused buffers for inline detect requests: JSON bodies, and the files workers decode from them. */
   buffers: { body: BufferPool; media: BufferPool };
+  /** Media bytes in memory at once, over every request (downloads, bodies, uploads read back). */
+  mediaBudget: MediaBudget;
   now: Clock;
   allowPrivateUrls: boolean;
   resolver?: Resolver;
@@ -56,6 +59,8 @@ declare module 'fastify' {
     storeDown: boolean;
     /** The pooled buffer a JSON detect body was read into, held until its media is decoded. */
     bodyLease: Lease | null;
+    /** The media bytes this request holds in the budget (media-budget.ts), until it is answered. */
+    mediaHold: MediaHold | null;
     /** The Provenance-Test-Response asked for (test mode only). */
     forcedAnswer: ForcedAnswer | null;
     /** A refused Provenance-Test-Response, thrown once the key is known (test-hooks.ts). */

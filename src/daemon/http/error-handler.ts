@@ -88,12 +88,30 @@ function typeForStatus(status: number): ErrorType {
  * reaches a serializer leaves as the CONTRACT body instead.
  */
 export function serializeResponse(data: unknown): string {
-  if (!(data instanceof Error)) return JSON.stringify(data);
-  if (data instanceof ApiError) return JSON.stringify(data.body());
+  if (!(data instanceof Error)) return jsonText(data);
+  if (data instanceof ApiError) return jsonText(data.body());
   const status = Number((data as { statusCode?: unknown }).statusCode) || 500;
   const type = typeForStatus(status);
   const message = type === 'internal_error' ? INTERNAL_ERROR_MESSAGE : 'The request could not be served; see the daemon log.';
-  return JSON.stringify({ error: { type, message } });
+  return jsonText({ error: { type, message } });
+}
+
+/**
+ * Characters JSON.stringify leaves raw that a terminal or an editor acts on: DEL and the C1
+ * controls (U+009B is a CSI, as ESC [ is), format characters (bidi overrides and isolates,
+ * zero-width ones, BOM) and the line and paragraph separators. JSON.stringify escapes only C0.
+ */
+const RAW_UNSAFE = /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu;
+const escapeUnits = (c: string) => Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
+
+/**
+ * JSON.stringify, with every such character written as a \u escape: an answer that repeats what a
+ * client sent (an unknown check id, a key id, a multipart field's name) never carries it raw.
+ * Outside strings JSON text is ASCII, so only string contents change; the value parses the same.
+ */
+export function jsonText(data: unknown): string {
+  const text = JSON.stringify(data);
+  return text === undefined ? text : text.replace(RAW_UNSAFE, escapeUnits);
 }
 
 /**
@@ -125,6 +143,9 @@ export function installErrorHandling(app: FastifyInstance): void {
   // Responses are serialised as they are (the detection result may carry additive fields a
   // response schema would strip); schemas only document the API.
   app.setSerializerCompiler(() => serializeResponse);
+  // And the routes without a response schema (the admin endpoint, the 404 handler), which fastify
+  // otherwise serialises with plain JSON.stringify.
+  app.setReplySerializer((payload) => serializeResponse(payload));
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const apiError = translate(err, request);
     if (err instanceof StoreUnavailableError) request.storeDown = true;

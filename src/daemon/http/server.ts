@@ -6,7 +6,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, loggerOptions, type AppOptions } from './app.js';
-import { DATA_FILES } from '../store/data-dir.js';
+import { DATA_FILES, tightenDataDir } from '../store/data-dir.js';
 import { formatUrl, readState, writeStoreMarker, type DaemonState } from '../store/daemon-state.js';
 import { sha256Hex } from '../accounts/key-format.js';
 import { sleep, tryLock, type HeldLock, type LockInfo } from '../store/lock.js';
@@ -59,6 +59,9 @@ export async function startDaemon(options: StartOptions): Promise<RunningDaemon>
   >;
   let app: FastifyInstance | undefined;
   try {
+    // An existing data dir made with looser modes (an older version, by hand, a backup): made
+    // as private as a new one, before anything is written to it (docs/SECURITY.md).
+    tightenDataDir(dataDir);
     // A fresh token per start, in a file only this user can read; the daemon keeps its hash.
     const token = randomBytes(32).toString('base64url');
     rmSync(files.adminToken, { force: true });

@@ -34,7 +34,7 @@ export async function createDetectRunner(options: PoolOptions = {}): Promise<Det
       close: async () => {},
     };
   }
-  const pool = new DetectPool({ size, taskTimeoutMs: 60_000 });
+  const pool = new DetectPool({ size, taskTimeoutMs: 60_000, collectWhenIdle: true });
   return {
     size,
     detect: async (bytes, checks) => (await pool.run({ source: 'request', bytes }, detectOptions(checks))).result,

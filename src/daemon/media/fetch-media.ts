@@ -8,6 +8,7 @@ import type { LookupFunction } from 'node:net';
 import type { Dispatcher } from 'undici';
 import { DOWNLOAD_TIMEOUT_MS, MAX_REDIRECTS, REMOTE_MAX_BYTES, tooLargeMessage } from '../contract/limits.js';
 import { isAllowedAddress, literalAddress, parseDownloadUrl } from './url-guard.js';
+import { pageBuffer } from './page-buffer.js';
 
 export interface ResolvedAddress {
   address: string;
@@ -27,6 +28,11 @@ export interface FetchOptions {
   timeoutMs?: number;
   maxBytes?: number;
   maxRedirects?: number;
+  /**
+   * Told the file's Content-Length (within the cap) once the final answer's headers are in, before
+   * its body is read: the caller reserved the cap in the media budget and gives back the rest.
+   */
+  onDeclaredLength?: (bytes: number) => void;
 }
 
 /** The download failed (422 download_failed) or the file is over the limit (413). Both count. */
@@ -74,7 +80,7 @@ export async function fetchMedia(urlText: string, options: FetchOptions): Promis
           discard(response);
           throw new DownloadError('download_failed', `The URL answered HTTP ${response.statusCode}, not a file.`);
         }
-        return await readCapped(response, maxBytes);
+        return await readCapped(response, maxBytes, options.onDeclaredLength);
       } finally {
         agent.destroy().catch(() => {});
       }
@@ -130,11 +136,16 @@ function pinnedLookup(target: ResolvedAddress): LookupFunction {
   }) as unknown as LookupFunction;
 }
 
-async function readCapped(response: Dispatcher.ResponseData, maxBytes: number): Promise<Uint8Array> {
-  const declared = Number(response.headers['content-length']);
+async function readCapped(response: Dispatcher.ResponseData, maxBytes: number, onDeclaredLength?: (bytes: number) => void): Promise<Uint8Array> {
+  const header = response.headers['content-length'];
+  const declared = header === undefined ? NaN : Number(header);
   if (Number.isFinite(declared) && declared > maxBytes) {
     discard(response);
     throw new DownloadError('too_large', tooLargeMessage(maxBytes, 'url'));
+  }
+  if (Number.isSafeInteger(declared) && declared > 0) {
+    onDeclaredLength?.(declared);
+    return readDeclared(response, declared);
   }
   const chunks: Buffer[] = [];
   let total = 0;
@@ -148,7 +159,32 @@ async function readCapped(response: Dispatcher.ResponseData, maxBytes: number): 
   }
   // The download step was reached, so this is a failed download (422, counted), not a 400.
   if (total === 0) throw new DownloadError('download_failed', 'The URL answered with an empty body (zero bytes), not a file.');
-  return Buffer.concat(chunks, total);
+  const bytes = pageBuffer(total);
+  let at = 0;
+  for (const chunk of chunks) at += chunk.copy(bytes, at);
+  return bytes;
+}
+
+/**
+ * A body of known length, read straight into one buffer of that size (page-buffer.ts): no list
+ * of chunks and no second copy to join them, so a download holds its file once (what the media
+ * budget counts).
+ * undici refuses a body that runs past or stops short of its Content-Length; the checks here
+ * only keep the copy in bounds should it not.
+ */
+async function readDeclared(response: Dispatcher.ResponseData, declared: number): Promise<Uint8Array> {
+  const bytes = pageBuffer(declared);
+  let total = 0;
+  for await (const chunk of response.body as AsyncIterable<Buffer>) {
+    if (total + chunk.length > declared) {
+      discard(response);
+      throw new DownloadError('download_failed', 'The URL sent more bytes than its Content-Length.');
+    }
+    chunk.copy(bytes, total);
+    total += chunk.length;
+  }
+  if (total !== declared) throw new DownloadError('download_failed', 'The URL ended its body before its Content-Length.');
+  return bytes;
 }
 
 /** Drops a body we will not read. Destroying it makes undici emit an abort error: swallow it. */

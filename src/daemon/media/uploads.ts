@@ -3,6 +3,10 @@
 // complete file over (the embedded store renames it in place; PostgreSQL keeps the bytes in the
 // database, where every daemon reaches them). An upload is found only by its own account and only until it expires; a missing,
 // expired or foreign id look the same to the caller (404), so ids cannot be probed.
+//
+// Storage is bounded (issue 26): each account's live uploads by count and bytes (upload-caps.ts),
+// and the disk by a free-space floor (disk-floor.ts). Both are looked at before a byte is read
+// and checked again when the upload is recorded; a refused upload leaves nothing behind.
 import { createHash } from 'node:crypto';
 import { createWriteStream, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
@@ -13,14 +17,41 @@ import { sniffMediaType } from '../../media/sniff.js';
 import type { UploadRecord } from '../contract/api-types.js';
 import { ApiError } from '../contract/errors.js';
 import { newId } from '../accounts/key-format.js';
-import { REMOTE_MAX_BYTES, tooLargeMessage } from '../contract/limits.js';
+import { REMOTE_MAX_BYTES, STORAGE_FLOOR_BYTES, tooLargeMessage, UPLOAD_BYTES_PER_ACCOUNT, UPLOADS_PER_ACCOUNT } from '../contract/limits.js';
 import { StoreUnavailableError, type Store, type StoredUpload } from '../store/store.js';
 import { UPLOADS_DIR } from '../store/upload-files.js';
 import type { Clock } from '../contract/time.js';
 import { failIfFaulted, type WriteFaults } from '../store/write-faults.js';
+import { DiskFloor } from './disk-floor.js';
+import { UploadCaps } from './upload-caps.js';
 
 /** Bytes sniffed without reading the file back (ISO BMFF types need the whole file, see save). */
 const HEAD_BYTES = 64 * 1024;
+
+/** The operator's bounds on upload storage (`daemon start` flags); defaults in contract/limits.ts. */
+export interface UploadLimits {
+  /** Live uploads per account (default 100). */
+  perAccount?: number;
+  /** Bytes of live uploads per account (default 1 GiB). */
+  bytesPerAccount?: number;
+  /** Free space every upload must leave on the data dir's disk (default 1 GiB; 0: no floor). */
+  storageFloorBytes?: number;
+}
+
+/** How one file is read by `receive`. */
+export interface ReceiveOptions {
+  /** The cap, enforced while streaming (default 25 MB). */
+  maxBytes?: number;
+  /** The 400's message and param for a file of zero bytes. */
+  emptyMessage?: string;
+  emptyParam?: string;
+  /**
+   * What the request says of the file's size before it is read: `exact` (a raw body's
+   * Content-Length) and the `most` it can be (a multipart body's Content-Length). The bounds
+   * refuse with them before streaming; the bytes actually read are checked again at the end.
+   */
+  announced?: { exact?: number; most?: number };
+}
 
 /** A file on disk under its temp name, not recorded yet (Uploads.receive). */
 export interface ReceivedUpload {
@@ -30,31 +61,41 @@ export interface ReceivedUpload {
 
 export class Uploads {
   readonly dir: string;
+  private readonly caps: UploadCaps;
+  private readonly floor: DiskFloor;
 
   constructor(
     dataDir: string,
     private readonly store: Store,
     private readonly now: Clock,
     private readonly ttlMs: number,
+    limits: UploadLimits = {},
     /** Tests only: makes the upload's bytes fail to be written (write-faults.ts). */
     private readonly faults?: WriteFaults,
   ) {
     this.dir = join(dataDir, UPLOADS_DIR);
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    this.caps = new UploadCaps(store, now, { maxCount: limits.perAccount ?? UPLOADS_PER_ACCOUNT, maxBytes: limits.bytesPerAccount ?? UPLOAD_BYTES_PER_ACCOUNT });
+    this.floor = new DiskFloor(this.dir, limits.storageFloorBytes ?? STORAGE_FLOOR_BYTES);
   }
 
   /** Streams one file to disk and records it: `receive` then `keep`. */
-  async save(accountId: string, source: Readable, maxBytes = REMOTE_MAX_BYTES, emptyMessage = 'The upload is empty.', emptyParam?: string): Promise<UploadRecord> {
-    return this.keep(await this.receive(accountId, source, maxBytes, emptyMessage, emptyParam));
+  async save(accountId: string, source: Readable, options: ReceiveOptions = {}): Promise<UploadRecord> {
+    return this.keep(await this.receive(accountId, source, options));
   }
 
   /**
    * Streams one file to disk with the 25 MB cap enforced while streaming, under a temp name: no
    * record yet, so nothing can see the upload until `keep` (or it goes with `drop`). A multipart
    * request's file is complete before its body is (other parts, the closing boundary), and is
-   * kept only once the whole body has arrived.
+   * kept only once the whole body has arrived. Refused before a byte is read when the account's
+   * caps or the disk's floor leave no room for it (429 upload_limit_exceeded, 503 storage_full).
    */
-  async receive(accountId: string, source: Readable, maxBytes = REMOTE_MAX_BYTES, emptyMessage = 'The upload is empty.', emptyParam?: string): Promise<ReceivedUpload> {
+  async receive(accountId: string, source: Readable, options: ReceiveOptions = {}): Promise<ReceivedUpload> {
+    const { maxBytes = REMOTE_MAX_BYTES, emptyMessage = 'The upload is empty.', emptyParam, announced = {} } = options;
+    await this.caps.precheck(accountId, announced.exact);
+    // Room on the disk for as much as the upload may write, given back as it is written.
+    const room = await this.floor.reserve(Math.min(announced.exact ?? announced.most ?? maxBytes, maxBytes));
     const id = newId('upl');
     const partial = join(this.dir, `${id}.part`);
     const hash = createHash('sha256');
@@ -71,6 +112,7 @@ export class Uploads {
         }
         total += chunk.length;
         if (total > maxBytes) return done(new ApiError('media_too_large', tooLargeMessage(maxBytes, 'upload')));
+        room.wrote(chunk.length);
         hash.update(chunk);
         if (headBytes < HEAD_BYTES) {
           head.push(chunk.subarray(0, HEAD_BYTES - headBytes));
@@ -91,6 +133,9 @@ export class Uploads {
     } catch (err) {
       await rm(partial, { force: true });
       throw err;
+    } finally {
+      // Whatever was written is on the disk now, where the free space counts it.
+      room.release();
     }
   }
 
@@ -105,9 +150,11 @@ export class Uploads {
     // Recorded whole or not at all: should the bytes or the record fail to be stored (a full or
     // failing disk, the database gone), the record and the bytes are removed again, the caller
     // gets the error (a 500), and no id is ever handed out for an upload that is not there.
+    // Past the disk's floor or the account's caps (the exact, atomic check), nothing is recorded.
     let inserted = false;
     try {
-      await this.store.insertUpload(stored);
+      await this.floor.check();
+      await this.caps.insert(stored);
       inserted = true;
       await this.store.putUploadBytes(stored.id, partial);
       await this.store.commit();

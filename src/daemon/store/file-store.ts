@@ -39,6 +39,7 @@ import {
   STORE_SNAPSHOT_VERSION,
   StoreConflictError,
   type BurstDecision,
+  type LiveUploads,
   type StoreSnapshot,
   type Store,
   type StoredKey,
@@ -46,6 +47,8 @@ import {
   type StoredSigninToken,
   type StoredUpload,
   type TokenUse,
+  type UploadAdmission,
+  type UploadCaps,
 } from './store.js';
 
 export { StoreCorruptError };
@@ -88,6 +91,11 @@ export class FileStore implements Store {
    * counted calls never need it, and a start with 100,000 accounts need not wait for it.
    */
   private emails: Map<string, string> | undefined;
+  /**
+   * Account id -> the ids of its upload records (expired ones too, until swept), so an upload's
+   * caps count one account's records, not every account's. Built on first use, like `emails`.
+   */
+  private uploadIds: Map<string, Set<string>> | undefined;
   private burst = new BurstWindows();
   /** Upload bytes: files in the data dir's uploads folder. */
   private readonly files: UploadFiles;
@@ -134,6 +142,17 @@ export class FileStore implements Store {
       for (const account of Object.values(this.data.accounts)) this.emails.set(account.email, account.id);
     }
     return this.emails;
+  }
+
+  /** The ids of an account's upload records. */
+  private uploadsOf(accountId: string): Set<string> {
+    if (!this.uploadIds) {
+      this.uploadIds = new Map();
+      for (const upload of Object.values(this.data.uploads)) this.uploadsOf(upload.account).add(upload.id);
+    }
+    let ids = this.uploadIds.get(accountId);
+    if (!ids) this.uploadIds.set(accountId, (ids = new Set()));
+    return ids;
   }
 
   static async open(dataDir: string, options: FileStoreOptions = {}): Promise<FileStore> {
@@ -299,8 +318,33 @@ export class FileStore implements Store {
 
   // Uploads
 
-  async insertUpload(upload: StoredUpload): Promise<void> {
+  async insertUpload(upload: StoredUpload, caps?: UploadCaps): Promise<UploadAdmission> {
+    // Counted and added in one synchronous step (no await): no other request runs in between.
+    if (caps) {
+      const live = this.live(upload.account, caps.nowMs);
+      if (live.count + 1 > caps.maxCount || live.bytes + upload.bytes > caps.maxBytes) return { stored: false, live };
+    }
     this.record({ o: 'upload', upload });
+    this.uploadsOf(upload.account).add(upload.id);
+    return { stored: true };
+  }
+
+  async liveUploads(accountId: string, nowMs: number): Promise<LiveUploads> {
+    return this.live(accountId, nowMs);
+  }
+
+  /** Synchronous, so that insertUpload counts and adds in one step. */
+  private live(accountId: string, nowMs: number): LiveUploads {
+    const live: LiveUploads = { count: 0, bytes: 0, oldestExpiresMs: undefined };
+    for (const id of this.uploadsOf(accountId)) {
+      const upload = this.data.uploads[id];
+      const expires = upload ? Date.parse(upload.expires_at) : 0;
+      if (!upload || expires <= nowMs) continue;
+      live.count++;
+      live.bytes += upload.bytes;
+      if (live.oldestExpiresMs === undefined || expires < live.oldestExpiresMs) live.oldestExpiresMs = expires;
+    }
+    return live;
   }
 
   async uploadById(id: string): Promise<StoredUpload | undefined> {
@@ -308,12 +352,18 @@ export class FileStore implements Store {
   }
 
   async deleteUpload(id: string): Promise<void> {
-    if (this.data.uploads[id]) this.record({ o: 'upload-', id });
+    const upload = this.data.uploads[id];
+    if (!upload) return;
+    this.record({ o: 'upload-', id });
+    this.uploadsOf(upload.account).delete(id);
   }
 
   async takeExpiredUploads(nowMs: number): Promise<StoredUpload[]> {
     const expired = Object.values(this.data.uploads).filter((u) => Date.parse(u.expires_at) <= nowMs);
-    for (const upload of expired) this.record({ o: 'upload-', id: upload.id });
+    for (const upload of expired) {
+      this.record({ o: 'upload-', id: upload.id });
+      this.uploadsOf(upload.account).delete(upload.id);
+    }
     return expired;
   }
 
@@ -364,6 +414,10 @@ export class FileStore implements Store {
 
   async insertSigninToken(token: StoredSigninToken): Promise<void> {
     this.record({ o: 'token', token });
+  }
+
+  async signinTokenByHash(sha256: string): Promise<StoredSigninToken | undefined> {
+    return copy(this.data.signin_tokens[sha256]);
   }
 
   async useSigninToken(sha256: string, at: Date): Promise<TokenUse> {
@@ -442,6 +496,7 @@ export class FileStore implements Store {
     this.byHash.clear();
     for (const key of Object.values(this.data.keys)) this.byHash.set(key.sha256, key);
     this.emails = undefined;
+    this.uploadIds = undefined;
     this.burst = new BurstWindows();
     await this.compact();
   }

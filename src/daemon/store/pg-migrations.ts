@@ -110,6 +110,15 @@ export const MIGRATIONS: readonly Migration[] = [
       $$;
     `,
   },
+  {
+    version: 2,
+    name: 'uploads by account and expiry',
+    sql: `
+      -- An upload's caps count one account's live uploads (CONTRACT "Keys, accounts, uploads"):
+      -- found by this index, not by scanning every account's.
+      CREATE INDEX uploads_account_expires ON uploads(account, expires_ms);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

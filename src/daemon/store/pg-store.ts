@@ -22,6 +22,7 @@ import {
   StoreConflictError,
   StoreUnavailableError,
   type BurstDecision,
+  type LiveUploads,
   type Store,
   type StoredKey,
   type StoredSession,
@@ -29,6 +30,8 @@ import {
   type StoredUpload,
   type StoreSnapshot,
   type TokenUse,
+  type UploadAdmission,
+  type UploadCaps,
 } from './store.js';
 
 /**
@@ -173,6 +176,14 @@ const toUpload = (row: QueryResultRow): StoredUpload => ({
   created_at: row.created_at,
   expires_at: row.expires_at,
   file: row.file,
+});
+
+/** An account's live uploads at $2 (ms): one row of count, bytes, oldest expiry (index uploads_account_expires). */
+const LIVE_UPLOADS_SQL = 'SELECT count(*)::int AS n, coalesce(sum(bytes), 0)::bigint AS bytes, min(expires_ms) AS oldest FROM uploads WHERE account = $1 AND expires_ms > $2';
+const toLiveUploads = (row: QueryResultRow): LiveUploads => ({
+  count: num(row.n),
+  bytes: num(row.bytes),
+  oldestExpiresMs: row.oldest === null ? undefined : Number(row.oldest),
 });
 
 const toSession = (row: QueryResultRow): StoredSession => ({
@@ -431,12 +442,30 @@ export class PgStore implements Store {
 
   // Uploads
 
-  async insertUpload(upload: StoredUpload): Promise<void> {
-    await this.q(
-      `INSERT INTO uploads (id, account, bytes, sha256, type, created_at, expires_at, expires_ms, file)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [upload.id, upload.account, upload.bytes, upload.sha256, upload.type, upload.created_at, upload.expires_at, Date.parse(upload.expires_at), upload.file],
-    );
+  async insertUpload(upload: StoredUpload, caps?: UploadCaps): Promise<UploadAdmission> {
+    const insert = `INSERT INTO uploads (id, account, bytes, sha256, type, created_at, expires_at, expires_ms, file)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
+    const values = [upload.id, upload.account, upload.bytes, upload.sha256, upload.type, upload.created_at, upload.expires_at, Date.parse(upload.expires_at), upload.file];
+    if (!caps) {
+      await this.q(insert, values);
+      return { stored: true };
+    }
+    // A transaction-level advisory lock per account queues concurrent uploads of one account
+    // across every daemon on the database until the insert commits; each then counts, under READ
+    // COMMITTED, the uploads the ones before it committed. (Not the accounts row's lock: key
+    // creation takes that one, and needs no wait behind a file's record.)
+    return this.transaction(async (client): Promise<UploadAdmission> => {
+      await client.query("SELECT pg_advisory_xact_lock(hashtext('provenance_uploads:' || $1))", [upload.account]);
+      const live = toLiveUploads((await client.query(LIVE_UPLOADS_SQL, [upload.account, ms(caps.nowMs)])).rows[0]!);
+      if (live.count + 1 > caps.maxCount || live.bytes + upload.bytes > caps.maxBytes) return { stored: false, live };
+      await client.query(insert, values);
+      return { stored: true };
+    });
+  }
+
+  async liveUploads(accountId: string, nowMs: number): Promise<LiveUploads> {
+    if (hasNul(accountId)) return { count: 0, bytes: 0, oldestExpiresMs: undefined };
+    return toLiveUploads((await this.q(LIVE_UPLOADS_SQL, [accountId, ms(nowMs)]))[0]!);
   }
 
   async putUploadBytes(id: string, tempFile: string): Promise<void> {
@@ -548,6 +577,12 @@ export class PgStore implements Store {
        ON CONFLICT (sha256) DO UPDATE SET email = $2, next = $3, created_at = $4, expires_at = $5, expires_ms = $6, used_at = $7`,
       [token.sha256, token.email, token.next, token.created_at, token.expires_at, Date.parse(token.expires_at), token.used_at],
     );
+  }
+
+  async signinTokenByHash(sha256: string): Promise<StoredSigninToken | undefined> {
+    if (hasNul(sha256)) return undefined;
+    const rows = await this.q('SELECT * FROM signin_tokens WHERE sha256 = $1', [sha256]);
+    return rows[0] ? toToken(rows[0]) : undefined;
   }
 
   async useSigninToken(sha256: string, at: Date): Promise<TokenUse> {

@@ -32,6 +32,25 @@ export interface StoredUpload {
   file: string;
 }
 
+/** An account's live uploads (those not expired) at a moment. */
+export interface LiveUploads {
+  count: number;
+  bytes: number;
+  /** When the oldest of them expires (ms since the epoch); undefined when there is none. */
+  oldestExpiresMs: number | undefined;
+}
+
+/** The most one account may keep in live uploads (CONTRACT "Keys, accounts, uploads"). */
+export interface UploadCaps {
+  maxCount: number;
+  maxBytes: number;
+  /** Live means expiring after this instant (ms since the epoch): an expired record not yet swept is not counted. */
+  nowMs: number;
+}
+
+/** What `insertUpload` did: stored, or refused with the account's live uploads as they stood. */
+export type UploadAdmission = { stored: true } | { stored: false; live: LiveUploads };
+
 /** A dashboard session, keyed by the SHA-256 of its cookie value (the value itself is never kept). */
 export interface StoredSession {
   sha256: string;
@@ -166,7 +185,14 @@ export interface Store {
   sweepBurst(nowMs: number): Promise<void>;
 
   // Uploads: records, and their bytes (files in the data dir, or rows every daemon reaches)
-  insertUpload(upload: StoredUpload): Promise<void>;
+  /**
+   * Adds an upload record. With `caps`, only if its account's live uploads, this one included,
+   * stay within them: counted and added atomically (concurrent uploads of one account, through
+   * any daemon on the store, never pass the caps together); refused, nothing is stored.
+   */
+  insertUpload(upload: StoredUpload, caps?: UploadCaps): Promise<UploadAdmission>;
+  /** An account's live uploads at `nowMs` (a quick look before an upload is streamed; not a reservation). */
+  liveUploads(accountId: string, nowMs: number): Promise<LiveUploads>;
   /** Keeps the bytes of upload `id` (inserted just before) from a complete temp file, which it takes over. */
   putUploadBytes(id: string, tempFile: string): Promise<void>;
   /** An upload's bytes; undefined when they are gone. */
@@ -191,6 +217,8 @@ export interface Store {
 
   // Sign-in tokens
   insertSigninToken(token: StoredSigninToken): Promise<void>;
+  /** A token's record as it is (used or not), without using it up: the link's confirmation page. */
+  signinTokenByHash(sha256: string): Promise<StoredSigninToken | undefined>;
   /** Uses a token up at `at`, atomically: of two callers racing with one token, one gets ok. */
   useSigninToken(sha256: string, at: Date): Promise<TokenUse>;
   /** Removes tokens that expired before `cutoffMs`; how many went. */

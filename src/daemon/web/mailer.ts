@@ -43,7 +43,7 @@ export function signinText(mail: SigninMail): string {
   return [
     'Hello,',
     '',
-    'Open this link to sign in to your provenance daemon:',
+    'Open this link and press its "Sign in" button to sign in to your provenance daemon:',
     '',
     mail.link,
     '',

@@ -11,7 +11,7 @@ import type { Clock } from '../contract/time.js';
 export const SESSION_COOKIE = 'prv_session';
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
-/** A flash not shown within this time is dropped (the key it held is then simply lost). */
+/** A flash not shown within this time is dropped (the key it held is then simply lost); by the daemon's clock. */
 const FLASH_TTL_MS = 10 * 60 * 1000;
 
 export interface Flash {
@@ -61,13 +61,14 @@ export class Sessions {
 
   /** Drops expired sessions and stale flashes; true when the store changed. */
   async sweep(): Promise<boolean> {
-    const changed = (await this.store.deleteExpiredSessions(this.now().getTime())) > 0;
-    for (const [hash, flash] of this.flashes) if (flash.at <= Date.now() - FLASH_TTL_MS) this.flashes.delete(hash);
+    const nowMs = this.now().getTime();
+    const changed = (await this.store.deleteExpiredSessions(nowMs)) > 0;
+    for (const [hash, flash] of this.flashes) if (flash.at <= nowMs - FLASH_TTL_MS) this.flashes.delete(hash);
     return changed;
   }
 
   setFlash(token: string, flash: Flash): void {
-    this.flashes.set(sha256Hex(token), { ...flash, at: Date.now() });
+    this.flashes.set(sha256Hex(token), { ...flash, at: this.now().getTime() });
   }
 
   /** The session's flash, removed: it is shown once. */

@@ -79,3 +79,46 @@ export class SigninLimits {
     this.client.clear();
   }
 }
+
+/**
+ * The key the per-client limit counts a request under: an IPv4 address as it is (IPv4-mapped
+ * IPv6 too), an IPv6 address by its /64. One IPv6 subscriber or host usually holds a whole /64,
+ * and could otherwise take a fresh address for every request. Anything else is kept as it is.
+ */
+export function clientKey(ip: string): string {
+  let address = ip.trim().toLowerCase();
+  const zone = address.indexOf('%');
+  if (zone >= 0) address = address.slice(0, zone);
+  if (address.startsWith('[') && address.endsWith(']')) address = address.slice(1, -1);
+  if (!address.includes(':')) return address;
+  const groups = ipv6Groups(address);
+  if (!groups) return address;
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
+    return [groups[6]! >> 8, groups[6]! & 255, groups[7]! >> 8, groups[7]! & 255].join('.');
+  }
+  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
+}
+
+/** The eight 16-bit groups of an IPv6 address (a trailing dotted IPv4 is two), or undefined. */
+function ipv6Groups(address: string): number[] | undefined {
+  let text = address;
+  const tail: number[] = [];
+  const dotted = /(?:^|:)(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
+  if (dotted) {
+    const bytes = dotted.slice(1, 5).map(Number);
+    if (bytes.some((b) => b > 255)) return undefined;
+    tail.push((bytes[0]! << 8) | bytes[1]!, (bytes[2]! << 8) | bytes[3]!);
+    text = text.slice(0, text.length - dotted[0].length + (dotted[0].startsWith(':') ? 1 : 0));
+    if (text.endsWith(':') && !text.endsWith('::')) text = text.slice(0, -1);
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const parse = (part: string) => (part === '' ? [] : part.split(':'));
+  const head = parse(halves[0]!);
+  const rest = halves.length === 2 ? parse(halves[1]!) : [];
+  if ([...head, ...rest].some((g) => !/^[0-9a-f]{1,4}$/.test(g))) return undefined;
+  const known = head.length + rest.length + tail.length;
+  if (halves.length === 1 ? known !== 8 : known > 7) return undefined;
+  const zeros = halves.length === 2 ? 8 - known : 0;
+  return [...head.map((g) => parseInt(g, 16)), ...Array<number>(zeros).fill(0), ...rest.map((g) => parseInt(g, 16)), ...tail];
+}

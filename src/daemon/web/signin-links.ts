@@ -1,5 +1,6 @@
 // One-time sign-in links (CONTRACT "Sign-in links"): 32 random bytes in the link, only their
-// SHA-256 in the store, single use, 15 minutes. A used or expired record is kept for a day so
+// SHA-256 in the store, single use, 15 minutes. Opening the link (GET) only shows a page; its
+// button (a POST with a CSRF token) uses the token up. A used or expired record is kept for a day so
 // the page can say which it was, then swept.
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../accounts/key-format.js';
@@ -40,7 +41,20 @@ export class SigninLinks {
   }
 
   /**
-   * Uses a token up. The store's check-and-set is atomic, so of two requests racing with one
+   * What a token is now, without using it up: the link opens a page that asks to sign in (a GET
+   * must not sign in, or another site could sign a browser into the other site's own account).
+   */
+  async peek(token: unknown): Promise<LinkOutcome> {
+    if (typeof token !== 'string' || !TOKEN.test(token)) return { ok: false, problem: 'unknown' };
+    const record = await this.store.signinTokenByHash(sha256Hex(token));
+    if (!record) return { ok: false, problem: 'unknown' };
+    if (record.used_at) return { ok: false, problem: 'used', email: record.email };
+    if (Date.parse(record.expires_at) <= this.now().getTime()) return { ok: false, problem: 'expired', email: record.email };
+    return { ok: true, email: record.email, next: record.next };
+  }
+
+  /**
+   * Uses a token up (the POST of the link's page). The store's check-and-set is atomic, so of two requests racing with one
    * link exactly one signs in. The caller commits the store.
    */
   async consume(token: unknown): Promise<LinkOutcome> {

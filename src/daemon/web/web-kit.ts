@@ -26,27 +26,40 @@ export const isHttps = (request: FastifyRequest) => request.protocol === 'https'
 export interface CookieOptions {
   /** Seconds; 0 deletes the cookie; absent makes a browser-session cookie. */
   maxAge?: number;
+  /**
+   * Secure whatever this request says: the operator's --public-url is https (Web.secureCookies),
+   * so users come over https even when the proxy sends no X-Forwarded-Proto.
+   */
+  secure?: boolean;
 }
 
-/** Our cookies are all HttpOnly, SameSite=Lax, Path=/, and Secure whenever the page came over https. */
+/** Whether the pages' cookies are always Secure: the public URL users reach is https. */
+export const httpsPublicUrl = (publicUrl?: string) => /^https:/i.test(publicUrl ?? '');
+
+/**
+ * Our cookies are all HttpOnly, SameSite=Lax, Path=/, and Secure whenever the page came over
+ * https or the public URL is https (options.secure).
+ */
 export function setCookie(request: FastifyRequest, reply: FastifyReply, name: string, value: string, options: CookieOptions = {}): void {
   const parts = [`${name}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Lax'];
   if (options.maxAge !== undefined) parts.push(`Max-Age=${options.maxAge}`);
-  if (isHttps(request)) parts.push('Secure');
+  if (options.secure || isHttps(request)) parts.push('Secure');
   reply.header('set-cookie', parts.join('; '));
 }
 
-export const clearCookie = (request: FastifyRequest, reply: FastifyReply, name: string) => setCookie(request, reply, name, '', { maxAge: 0 });
+export const clearCookie = (request: FastifyRequest, reply: FastifyReply, name: string, options: Pick<CookieOptions, 'secure'> = {}) =>
+  setCookie(request, reply, name, '', { ...options, maxAge: 0 });
 
 export const DEFAULT_NEXT = '/dashboard';
 
 /**
- * Where to go after signing in: a path of our own dashboard, or the dashboard itself. Never a
- * scheme, a host or a protocol-relative URL (no open redirect), whatever the form carried.
+ * Where to go after signing in: a path of our own dashboard, the Verify page, or the dashboard
+ * itself. Never a scheme, a host or a protocol-relative URL (no open redirect), whatever the
+ * form carried.
  */
 export function safeNext(value: unknown): string {
   if (typeof value !== 'string' || value.length > 200) return DEFAULT_NEXT;
-  if (!/^\/dashboard(?:[/?#][A-Za-z0-9\-._~/?=&#%]*)?$/.test(value)) return DEFAULT_NEXT;
+  if (!/^\/(?:dashboard(?:[/?#][A-Za-z0-9\-._~/?=&#%]*)?|verify(?:[?#][A-Za-z0-9\-._~/?=&#%]*)?)$/.test(value)) return DEFAULT_NEXT;
   if (value.includes('//') || value.includes('\\') || /%(?:2f|5c)/i.test(value)) return DEFAULT_NEXT;
   return value;
 }

@@ -52,12 +52,20 @@ export class DaemonFixtures {
     return { token, csrf };
   }
 
-  /** Signs `email` in: its session token and the dashboard's CSRF token for it. */
+  /** Signs `email` in (the link's page, then its button's POST): its session token and the dashboard's CSRF token for it. */
   async signIn(email: string): Promise<{ token: string; csrf: string; link: string }> {
-    const { token: link } = await this.link(email);
-    const opened = await fetch(`${this.base}/signin/verify?token=${link}`, { redirect: 'manual' });
+    const { token: link, csrf: anon } = await this.link(email);
+    const page = await fetch(`${this.base}/signin/verify?token=${link}`, { redirect: 'manual', headers: { cookie: `prv_csrf=${anon}` } });
+    await page.arrayBuffer();
+    if (page.status !== 200) throw new Error(`GET /signin/verify for ${email}: ${page.status}`);
+    const opened = await fetch(`${this.base}/signin/verify`, {
+      method: 'POST',
+      headers: { ...FORM, cookie: `prv_csrf=${anon}` },
+      body: new URLSearchParams({ token: link, csrf: anon }).toString(),
+      redirect: 'manual',
+    });
     await opened.arrayBuffer();
-    if (opened.status !== 303) throw new Error(`GET /signin/verify for ${email}: ${opened.status}`);
+    if (opened.status !== 303) throw new Error(`POST /signin/verify for ${email}: ${opened.status}`);
     const token = cookieValue(opened, 'prv_session');
     return { token, csrf: sessionCsrfToken(token), link };
   }

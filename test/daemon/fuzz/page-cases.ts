@@ -196,7 +196,27 @@ export function pageCases(web: WebFixtures): fc.Arbitrary<Case> {
     })
     .map(({ token, repeat, cookie, noise }) => {
       const query = repeat === 'absent' ? '' : repeat === 'twice' ? `?token=${token}&token=${token}` : `?token=${token}`;
-      return get('GET /signin/verify', `/signin/verify${query}`, [303, 404, 410], cookie === undefined ? [] : [['Cookie', `prv_session=${cookie}`]], true, noise);
+      // The link's page ("Sign in as", 200) or why it cannot be used; a GET never signs in.
+      return get('GET /signin/verify', `/signin/verify${query}`, [200, 404, 410], cookie === undefined ? [] : [['Cookie', `prv_session=${cookie}`]], false, noise);
+    });
+
+  // The link page's button: the token with the double-submit CSRF token (issue 26). Only the
+  // right pair signs in (303); a foreign form is refused (403) and leaves the link unused.
+  const verifyPost = fc
+    .record({
+      token: fc.oneof(
+        { weight: 2, arbitrary: web.links.length ? fc.constantFrom(...web.links) : fc.constant('none') },
+        { weight: 1, arbitrary: fc.constantFrom(...web.usedLinks, 'A'.repeat(43), '') },
+        { weight: 1, arbitrary: targetJunk },
+      ),
+      csrf: fc.constantFrom('anon', 'missing', 'junk', 'mismatch', 'no-cookie'),
+      p: posted,
+    })
+    .map(({ token, csrf, p }) => {
+      const cookie: [string, string][] = csrf === 'no-cookie' ? [] : [['Cookie', `prv_csrf=${csrf === 'mismatch' ? 'B'.repeat(43) : web.anonCsrf}`]];
+      const fields: [string, string][] = [['token', token]];
+      if (csrf !== 'missing') fields.push(['csrf', csrf === 'junk' ? 'nope' : web.anonCsrf]);
+      return post('POST /signin/verify', '/signin/verify', [303, 403, 404, 410], cookie, fields, p);
     });
 
   const signout = fc.record({ session: sessionCookie, csrf: csrfChoice, p: posted }).map(({ session, csrf, p }) =>
@@ -231,7 +251,7 @@ export function pageCases(web: WebFixtures): fc.Arbitrary<Case> {
 
   // No such route: the JSON 404 (the pages' error page is for their own routes).
   const wrongMethod = fc
-    .record({ which: fc.constantFrom('GET /signout', 'PUT /dashboard/keys', 'DELETE /signin', 'GET /dashboard/keys/x/revoke', 'POST /dashboard', 'POST /signin/verify'), noise: headerNoise })
+    .record({ which: fc.constantFrom('GET /signout', 'PUT /dashboard/keys', 'DELETE /signin', 'GET /dashboard/keys/x/revoke', 'POST /dashboard', 'PUT /signin/verify'), noise: headerNoise })
     .map(({ which, noise }): Case => {
       const [method, path] = which.split(' ') as [string, string];
       return { ...get(which, path, [404], [], false, noise), method, unknown: true, framing: method === 'GET' ? 'none' : 'length' };
@@ -241,6 +261,7 @@ export function pageCases(web: WebFixtures): fc.Arbitrary<Case> {
     { weight: 2, arbitrary: signinPage },
     { weight: 4, arbitrary: signinForm },
     { weight: 3, arbitrary: verify },
+    { weight: 2, arbitrary: verifyPost },
     { weight: 2, arbitrary: signout },
     { weight: 2, arbitrary: dashboard },
     { weight: 3, arbitrary: createKey },

@@ -35,7 +35,7 @@ export function dashboardRoutes(app: FastifyInstance, web: Web): void {
     const session = await sessions.find(token);
     const account = session && (await accounts.accountById(session.account));
     if (session && account) return { token: token!, session, account, csrf: sessionCsrfToken(token!) };
-    if (token) clearCookie(request, reply, SESSION_COOKIE);
+    if (token) clearCookie(request, reply, SESSION_COOKIE, { secure: web.secureCookies });
     redirect(reply, token ? '/signin?expired' : '/signin?next=/dashboard');
     return undefined;
   }

@@ -13,7 +13,8 @@ import { StoreUnavailableError } from '../../store/store.js';
 import { parseDetectJson, RawBase64 } from '../../media/json-body.js';
 import { readPooledBody } from '../pooled-body.js';
 import { DownloadError, fetchMedia } from '../../media/fetch-media.js';
-import { DETECT_JSON_MAX_BODY, DETECT_MULTIPART_MAX_BODY, INLINE_MAX_BYTES, tooLargeMessage } from '../../contract/limits.js';
+import { DETECT_JSON_MAX_BODY, DETECT_MULTIPART_MAX_BODY, INLINE_MAX_BYTES, REMOTE_MAX_BYTES, SMALL_BODY, tooLargeMessage } from '../../contract/limits.js';
+import type { MediaHold } from '../../media/media-budget.js';
 import { limitsOf } from '../../accounts/plans.js';
 import { isoSeconds } from '../../contract/time.js';
 import {
@@ -42,9 +43,28 @@ const DETECTION_EXAMPLE = {
 
 export async function detectRoute(app: FastifyInstance): Promise<void> {
   const services = app.services;
-  const { quota, store, pool } = services;
+  const { quota, store, pool, mediaBudget } = services;
   const { body: bodyBuffers, media: mediaBuffers } = services.buffers;
   app.decorateRequest('bodyLease', null);
+  app.decorateRequest('mediaHold', null);
+
+  /**
+   * Takes `bytes` from the media budget for this request (503 server_busy after the budget's
+   * wait). A client that hangs up while it waits leaves the queue at once rather than holding its
+   * place: its socket's close aborts the wait.
+   */
+  async function holdMedia(request: FastifyRequest, bytes: number): Promise<MediaHold> {
+    const socket = request.raw.socket;
+    const gone = new AbortController();
+    const onClose = () => gone.abort(new ApiError('invalid_request', 'The client closed the connection while its request waited for memory.'));
+    if (socket.destroyed) onClose();
+    else socket.once('close', onClose);
+    try {
+      return await mediaBudget.acquire(bytes, gone.signal);
+    } finally {
+      socket.off('close', onClose);
+    }
+  }
 
   /**
    * Writes X-Quota-* and RateLimit-* on every response of an authenticated request. This hook
@@ -95,6 +115,9 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
       case 'oversize':
         throw new ApiError('media_too_large', tooLargeMessage(INLINE_MAX_BYTES, 'media'), source.param);
       case 'upload': {
+        // Its size from its record, so the budget is taken before the file is read into memory.
+        const record = await store.uploadById(source.id);
+        if (record && record.account === request.auth!.account.id) request.mediaHold = await holdMedia(request, record.bytes);
         const bytes = await services.uploads.read(source.id, request.auth!.account.id);
         if (!bytes) {
           throw new ApiError('not_found', `No upload ${source.id.slice(0, 64)} for this account; uploads expire after a day.`, 'upload');
@@ -104,13 +127,24 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
         if (bytes.length === 0) throw new ApiError('invalid_request', `The upload ${source.id.slice(0, 64)} is empty (zero bytes).`, 'upload');
         return bytes;
       }
-      case 'url':
-        return fetchMedia(source.url, {
+      case 'url': {
+        // Taken before the download starts (a download that started keeps its call spent, so a
+        // 503 must come first): the 25 MB cap, since the size is not known yet. Once the answer
+        // declares its Content-Length the rest goes back, so small files do not wait on the cap;
+        // a body without one keeps the cap until it is read. Reserving as bytes stream in instead
+        // would let every download start and then stall halfway, each holding part of a file.
+        const hold = await holdMedia(request, REMOTE_MAX_BYTES);
+        request.mediaHold = hold;
+        const bytes = await fetchMedia(source.url, {
           allowPrivate: services.allowPrivateUrls,
           resolver: services.resolver,
           addressPolicy: services.addressPolicy,
           timeoutMs: services.downloadTimeoutMs,
+          onDeclaredLength: (declared) => hold.shrink(declared),
         });
+        hold.shrink(bytes.length);
+        return bytes;
+      }
     }
   }
 
@@ -121,9 +155,23 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
   // other type: 415 unsupported_content_type (CONTRACT), not a 400 about the JSON shape.
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', async (request: FastifyRequest, payload: IncomingMessage) => {
-    const body = await readPooledBody(payload, request.headers['content-length'], DETECT_JSON_MAX_BODY, bodyBuffers);
+    // A body that may carry a file takes its length (or the largest allowed) from the media budget
+    // before it is read; the hold then covers the file decoded from it until the answer. A small
+    // body (a url or an upload id) holds no file and does not queue behind those that do; one
+    // declared over the limit is refused unread by readPooledBody.
+    const declared = Number(request.headers['content-length'] ?? NaN);
+    const mayHoldFile = !(declared <= SMALL_BODY) && !(declared > DETECT_JSON_MAX_BODY);
+    const hold = mayHoldFile ? await holdMedia(request, Number.isNaN(declared) ? DETECT_JSON_MAX_BODY : declared) : undefined;
+    let body: Awaited<ReturnType<typeof readPooledBody>>;
+    try {
+      body = await readPooledBody(payload, request.headers['content-length'], DETECT_JSON_MAX_BODY, bodyBuffers);
+    } catch (err) {
+      hold?.release();
+      throw err;
+    }
     if (body.bytes.length === 0) {
       body.lease.release();
+      hold?.release();
       throw new ApiError('invalid_request', 'The JSON body is empty.');
     }
     let parsed: unknown;
@@ -131,15 +179,22 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
       parsed = parseDetectJson(body.bytes);
     } catch {
       body.lease.release();
+      hold?.release();
       throw new ApiError('invalid_request', 'The body is not valid JSON.');
     }
-    if (parsed !== null && typeof parsed === 'object' && (parsed as { media?: unknown }).media instanceof RawBase64) request.bodyLease = body.lease;
-    else body.lease.release();
+    if (parsed !== null && typeof parsed === 'object' && (parsed as { media?: unknown }).media instanceof RawBase64) {
+      request.bodyLease = body.lease;
+      request.mediaHold = hold ?? null;
+    } else {
+      body.lease.release();
+      hold?.release();
+    }
     return parsed;
   });
-  /** The handler releases the body once decoded; this covers a request that never got there. */
+  /** The handler releases the body and its hold; this covers a request that never got there. */
   async function releaseBody(request: FastifyRequest): Promise<void> {
     request.bodyLease?.release();
+    request.mediaHold?.release();
   }
 
   app.post(
@@ -160,7 +215,7 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
         operationId: 'detect',
         summary: 'Run detectors on one file',
         description:
-          'Costs one API call. Media from exactly one of: url (25 MB, 15 s), media (base64, 4 MB), upload (id from POST /v1/uploads, 25 MB), or a multipart part named file (4 MB). 1 MB = 1,048,576 bytes.',
+          'Costs one API call. Media from exactly one of: url (25 MB, 15 s), media (base64, 4 MB), upload (id from POST /v1/uploads, 25 MB), or a multipart part named file (4 MB). 1 MB = 1,048,576 bytes. The daemon holds a bounded amount of media in memory at once (operator setting): a request that finds no room within its wait is refused with 503 server_busy and Retry-After, and is not counted.',
         tags: ['detection'],
         security: [{ bearerAuth: [] }],
         headers: testResponseHeaders(FORCED_ALL),
@@ -200,6 +255,11 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
             { ...limitHeaders, 'Retry-After': retryAfterHeader },
           ),
           500: errorResponse('internal_error', { internal_error: { message: INTERNAL_ERROR_MESSAGE } }, limitHeaders),
+          503: errorResponse(
+            "server_busy: the daemon's memory for media stayed full for longer than a request may wait; a call it had reserved is given back; Retry-After",
+            { server_busy: { message: "The daemon's memory for media (256 MiB) stayed full for 10 seconds; retry in 10 seconds." } },
+            { ...limitHeaders, 'Retry-After': retryAfterHeader },
+          ),
         },
       },
     },
@@ -207,7 +267,18 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
       let input: DetectInput;
       try {
         const { catalogue } = app.services;
-        input = request.isMultipart() ? await readMultipartDetect(request, catalogue) : await decodeInline(parseJsonDetect(request.body, catalogue));
+        if (request.isMultipart()) {
+          // The body is still unread: its declared length (multipartLength refused one over the
+          // limit), or the largest allowed, is taken before busboy reads the file part.
+          const declared = Number(request.headers['content-length'] ?? NaN);
+          request.mediaHold = await holdMedia(request, Number.isNaN(declared) ? DETECT_MULTIPART_MAX_BODY : declared);
+          input = await readMultipartDetect(request, catalogue);
+        } else {
+          input = await decodeInline(parseJsonDetect(request.body, catalogue));
+        }
+      } catch (err) {
+        request.mediaHold?.release();
+        throw err;
       } finally {
         request.bodyLease?.release();
       }
@@ -216,6 +287,7 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
         return await run(request, input);
       } finally {
         lease?.release();
+        request.mediaHold?.release();
       }
     },
   );

@@ -176,7 +176,7 @@ export const limitHeaders = {
   'RateLimit-Reset': header('Seconds until a slot in the window frees.'),
 } as const;
 
-export const retryAfterHeader = header('Seconds to wait before retrying (429 only).', { type: 'integer', minimum: 1 });
+export const retryAfterHeader = header('Seconds to wait before retrying (on a 429, and on a 503 that says when to retry).', { type: 'integer', minimum: 1 });
 
 export const planSchema = { type: 'string', enum: [...PLAN_IDS] } as const;
 

@@ -1,30 +1,36 @@
-// GET/POST /signin, GET /signin/verify, POST /signout.
+// GET/POST /signin, GET/POST /signin/verify, POST /signout.
 //
 // The form answers the same for every well-formed address (CONTRACT): nothing is looked up
 // before the link is opened, so neither the page nor its timing says whether an account exists.
-// Opening the link creates the account (free plan, first key) at its first sign-in.
+// Opening the link (GET) shows a "Sign in as <address>" button and changes nothing; the button's
+// POST, with the double-submit CSRF token, uses the link up and signs in (issue 26: a GET that
+// signed in let another site swap a browser into the other site's own account). The first
+// sign-in creates the account (free plan, first key).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AdminError, normaliseEmail } from '../../accounts/accounts.js';
 import { CSRF_COOKIE, isCsrfSecret, newCsrfSecret, sameToken, sessionCsrfToken } from '../../web/csrf.js';
-import { errorPage, linkProblemPage, refusedPage, sentPage, signinPage } from '../../web/pages/signin.js';
+import { confirmPage, errorPage, linkProblemPage, refusedPage, sentPage, signinPage } from '../../web/pages/signin.js';
 import { SESSION_COOKIE } from '../../web/sessions.js';
+import { clientKey } from '../../web/signin-limits.js';
+import type { LinkOutcome } from '../../web/signin-links.js';
 import { baseUrlOf, clearCookie, formField, readCookies, redirect, safeNext, sendHtml, setCookie } from '../../web/web-kit.js';
 import { HIDDEN, type Web } from './web-context.js';
 
 /** The double-submit secret of a visitor who is not signed in, set as a cookie when new. */
-export function anonymousCsrf(request: FastifyRequest, reply: FastifyReply): string {
+export function anonymousCsrf(request: FastifyRequest, reply: FastifyReply, secure = false): string {
   const existing = readCookies(request)[CSRF_COOKIE];
   if (isCsrfSecret(existing)) return existing;
   const secret = newCsrfSecret();
-  setCookie(request, reply, CSRF_COOKIE, secret);
+  setCookie(request, reply, CSRF_COOKIE, secret, { secure });
   return secret;
 }
 
 const minutes = (seconds: number) => Math.max(1, Math.ceil(seconds / 60));
 
 export function signinRoutes(app: FastifyInstance, web: Web): void {
-  const { services, sessions, links, limits, mailer } = web;
+  const { services, sessions, links, limits, mailer, secureCookies: secure } = web;
   const { store, accounts, now } = services;
+  const csrfOf = (request: FastifyRequest, reply: FastifyReply) => anonymousCsrf(request, reply, secure);
 
   app.get('/signin', HIDDEN, async (request, reply) => {
     const query = request.query as Record<string, string | undefined>;
@@ -34,7 +40,7 @@ export function signinRoutes(app: FastifyInstance, web: Web): void {
       reply,
       200,
       signinPage({
-        csrf: anonymousCsrf(request, reply),
+        csrf: csrfOf(request, reply),
         next: safeNext(query.next),
         notice: query.signed_out !== undefined ? 'You have signed out.' : undefined,
         error: query.expired !== undefined ? 'Your session has ended; sign in again.' : undefined,
@@ -53,7 +59,7 @@ export function signinRoutes(app: FastifyInstance, web: Web): void {
           title: 'Please send the form again',
           message:
             'This form has expired or did not come from this page (its security token did not match). Send it again; if this keeps happening, allow cookies for this site.',
-          csrf: anonymousCsrf(request, reply),
+          csrf: csrfOf(request, reply),
           email: typed,
         }),
       );
@@ -69,7 +75,8 @@ export function signinRoutes(app: FastifyInstance, web: Web): void {
       return sendHtml(reply, 400, refusedPage({ title: 'Check the address', message, csrf: cookie, email: shown }));
     }
 
-    const decision = limits.take(email, request.ip, now().getTime());
+    // The client's address (a trusted proxy's last hop; an IPv6 client by its /64).
+    const decision = limits.take(email, clientKey(request.ip), now().getTime());
     if (!decision.allowed) {
       const wait = minutes(decision.retryAfter);
       const message =
@@ -100,20 +107,45 @@ export function signinRoutes(app: FastifyInstance, web: Web): void {
     return sendHtml(reply, 200, sentPage({ email, outbox: mailer.kind === 'outbox' }));
   });
 
+  /** The page of a link that cannot be used (unknown 404; used or expired 410), with a form for a new one. */
+  async function linkProblem(request: FastifyRequest, reply: FastifyReply, outcome: Exclude<LinkOutcome, { ok: true }>) {
+    const signedIn = Boolean(await sessions.find(readCookies(request)[SESSION_COOKIE]));
+    const page = linkProblemPage({
+      problem: outcome.problem,
+      csrf: csrfOf(request, reply),
+      email: outcome.problem === 'unknown' ? undefined : outcome.email,
+      signedIn,
+    });
+    return sendHtml(reply, outcome.problem === 'unknown' ? 404 : 410, page);
+  }
+
+  /** The link's page: "Sign in as <address>". The link stays unused, no session is made. */
+  async function confirm(request: FastifyRequest, reply: FastifyReply, token: string, email: string, status: number) {
+    const session = await sessions.find(readCookies(request)[SESSION_COOKIE]);
+    const current = session && (await accounts.accountById(session.account));
+    return sendHtml(reply, status, confirmPage({ email, token, csrf: csrfOf(request, reply), signedInAs: current?.email }));
+  }
+
   app.get('/signin/verify', HIDDEN, async (request, reply) => {
-    const { token } = request.query as { token?: string };
+    const { token } = request.query as { token?: unknown };
+    const outcome = await links.peek(token);
+    if (!outcome.ok) return linkProblem(request, reply, outcome);
+    return confirm(request, reply, token as string, outcome.email, 200);
+  });
+
+  app.post('/signin/verify', HIDDEN, async (request, reply) => {
+    const token = formField(request, 'token');
     const cookies = readCookies(request);
-    const outcome = await links.consume(token);
-    if (!outcome.ok) {
-      const signedIn = Boolean(await sessions.find(cookies[SESSION_COOKIE]));
-      const page = linkProblemPage({
-        problem: outcome.problem,
-        csrf: anonymousCsrf(request, reply),
-        email: outcome.problem === 'unknown' ? undefined : outcome.email,
-        signedIn,
-      });
-      return sendHtml(reply, outcome.problem === 'unknown' ? 404 : 410, page);
+    const cookie = cookies[CSRF_COOKIE];
+    if (!isCsrfSecret(cookie) || !sameToken(formField(request, 'csrf'), cookie)) {
+      // Not this browser's own form (another site's, or a cookie lost): the link stays unused,
+      // and the page asks again, with this browser's token, whose address it would sign in as.
+      const outcome = await links.peek(token);
+      if (!outcome.ok) return linkProblem(request, reply, outcome);
+      return confirm(request, reply, token!, outcome.email, 403);
     }
+    const outcome = await links.consume(token);
+    if (!outcome.ok) return linkProblem(request, reply, outcome);
     const { account, firstKey } = await accounts.signIn(outcome.email);
     // A session already open in this browser (perhaps another account's) gives way to the new one.
     await sessions.destroy(cookies[SESSION_COOKIE]);
@@ -125,7 +157,7 @@ export function signinRoutes(app: FastifyInstance, web: Web): void {
       });
     }
     await store.commit();
-    setCookie(request, reply, SESSION_COOKIE, sessionToken, { maxAge: Math.floor(sessions.ttlMs / 1000) });
+    setCookie(request, reply, SESSION_COOKIE, sessionToken, { maxAge: Math.floor(sessions.ttlMs / 1000), secure });
     return redirect(reply, outcome.next);
   });
 
@@ -145,7 +177,7 @@ export function signinRoutes(app: FastifyInstance, web: Web): void {
       );
     }
     if (await sessions.destroy(token)) await store.commit();
-    clearCookie(request, reply, SESSION_COOKIE);
+    clearCookie(request, reply, SESSION_COOKIE, { secure });
     return redirect(reply, '/signin?signed_out');
   });
 }

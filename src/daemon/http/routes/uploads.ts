@@ -1,7 +1,9 @@
 // POST /v1/uploads (CONTRACT "Keys, accounts, uploads"): needs a key, free, no quota or burst.
 // Raw bytes (any Content-Type but JSON or multipart) or a multipart part `file`, streamed to
-// disk with the 25 MB cap enforced while streaming. Registered in its own plugin context so its
-// catch-all body parser does not leak to other routes.
+// disk with the 25 MB cap enforced while streaming. Storage is bounded per account (429
+// upload_limit_exceeded) and by the disk's free-space floor (503 storage_full), looked at before
+// the body is read (media/uploads.ts). Registered in its own plugin context so its catch-all body
+// parser does not leak to other routes.
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticateHook } from '../auth-hooks.js';
@@ -12,7 +14,7 @@ import { bodyEnd } from '../../media/body-end.js';
 import { watchClosingDelimiter } from '../../media/multipart-end.js';
 import { REMOTE_MAX_BYTES, tooLargeMessage, UPLOAD_MULTIPART_MAX_BODY, UPLOAD_RAW_MAX_BODY } from '../../contract/limits.js';
 import type { ReceivedUpload } from '../../media/uploads.js';
-import { errorResponse, requestIdHeader, testResponseHeaders, unauthorizedHeaders, uploadRecordSchema } from './schemas.js';
+import { errorResponse, requestIdHeader, retryAfterHeader, testResponseHeaders, unauthorizedHeaders, uploadRecordSchema } from './schemas.js';
 
 const UPLOAD_EXAMPLE = {
   id: 'upl_4f9c2a7e1b8d3c6a5e0f2b1d',
@@ -26,6 +28,16 @@ const UPLOAD_EXAMPLE = {
 const UNSUPPORTED = 'POST /v1/uploads takes the file as raw bytes (any Content-Type but JSON) or as multipart/form-data with a part named file.';
 const EMPTY = 'The upload is empty (zero bytes): send the file as the request body, or as a multipart part named file.';
 const EMPTY_PART = 'The file part is empty (zero bytes).';
+
+/**
+ * What the request says of the file's size before its body is read: a raw body is the file, so
+ * its Content-Length is the file's size; a multipart body's is the most the file can be.
+ */
+function announcedSize(request: FastifyRequest, multipart: boolean): { exact?: number; most?: number } {
+  const length = Number(request.headers['content-length'] ?? NaN);
+  if (request.headers['transfer-encoding'] !== undefined || !(Number.isSafeInteger(length) && length >= 0)) return {};
+  return multipart ? { most: length } : { exact: length };
+}
 
 export async function uploadsRoute(app: FastifyInstance): Promise<void> {
   const services = app.services;
@@ -55,7 +67,7 @@ export async function uploadsRoute(app: FastifyInstance): Promise<void> {
         operationId: 'createUpload',
         summary: 'Upload a file for later detection',
         description:
-          'Free: no quota, no burst limit. Raw bytes or multipart part file, up to 25 MB (1 MB = 1,048,576 bytes). The upload lives 24 hours and only its own account can use it, as {"upload": "upl_..."} in POST /v1/detect.',
+          'Free: no quota, no burst limit. Raw bytes or multipart part file, up to 25 MB (1 MB = 1,048,576 bytes). The upload lives 24 hours and only its own account can use it, as {"upload": "upl_..."} in POST /v1/detect. An account keeps at most 100 live uploads and 1 GiB of them (the operator may change both): past either, 429 upload_limit_exceeded until its oldest upload expires. When the daemon\'s disk is nearly full (under its free-space floor), 503 storage_full for every account. Neither stores anything.',
         tags: ['uploads'],
         security: [{ bearerAuth: [] }],
         headers: testResponseHeaders(FORCED_ANYWHERE),
@@ -77,8 +89,27 @@ export async function uploadsRoute(app: FastifyInstance): Promise<void> {
           401: errorResponse('authentication_error', { authentication_error: { message: 'The API key is unknown or has been revoked; create a new key.' } }, unauthorizedHeaders),
           413: errorResponse('media_too_large', { media_too_large: { message: tooLargeMessage(REMOTE_MAX_BYTES, 'upload') } }),
           415: errorResponse('unsupported_content_type', { unsupported_content_type: { message: UNSUPPORTED } }),
+          429: errorResponse(
+            "upload_limit_exceeded: the account's live uploads are at their count or bytes; Retry-After until its oldest expires",
+            {
+              upload_limit_exceeded: {
+                message: 'This account keeps 100 live uploads, the most it may (100); nothing was stored. Retry in 3600 s, when its oldest upload expires, detect with an upload already made, or send files up to 4 MB inline.',
+              },
+            },
+            { 'Request-Id': requestIdHeader, 'Retry-After': retryAfterHeader },
+          ),
           // A disk that fails mid-write (full, read-only) really answers this; nothing is kept.
           500: errorResponse('internal_error', { internal_error: { message: INTERNAL_ERROR_MESSAGE } }),
+          503: errorResponse(
+            "storage_full: the upload would take the daemon's disk under its free-space floor; Retry-After",
+            {
+              storage_full: {
+                message:
+                  "The daemon's disk is nearly full, so it keeps no new uploads for now; nothing was stored. Retry after Retry-After seconds, or send files up to 4 MB inline meanwhile; the daemon's operator can free disk space.",
+              },
+            },
+            { 'Request-Id': requestIdHeader, 'Retry-After': retryAfterHeader },
+          ),
         },
       },
     },
@@ -86,7 +117,8 @@ export async function uploadsRoute(app: FastifyInstance): Promise<void> {
       const accountId = request.auth!.account.id;
       if (!request.isMultipart()) {
         if (request.body === undefined) throw invalid(EMPTY);
-        return reply.code(201).send(await services.uploads.save(accountId, request.body as Readable, REMOTE_MAX_BYTES, EMPTY));
+        const upload = await services.uploads.save(accountId, request.body as Readable, { emptyMessage: EMPTY, announced: announcedSize(request, false) });
+        return reply.code(201).send(upload);
       }
       // Every part is read, as POST /v1/detect does: a second file is a 400 (not ignored), and
       // the upload is recorded only once the whole body has arrived (body-end.ts): until then
@@ -103,7 +135,7 @@ export async function uploadsRoute(app: FastifyInstance): Promise<void> {
             part.file.resume();
             throw invalid(`Unexpected file part "${part.fieldname}"; name it file.`, part.fieldname);
           }
-          received = await services.uploads.receive(accountId, part.file, REMOTE_MAX_BYTES, EMPTY_PART, 'file');
+          received = await services.uploads.receive(accountId, part.file, { emptyMessage: EMPTY_PART, emptyParam: 'file', announced: announcedSize(request, true) });
         }
         if (!received) throw invalid(`No file part. ${UNSUPPORTED}`, 'file');
         await bodyEnd(request.raw);

@@ -49,8 +49,9 @@ export function verifyRoutes(app: FastifyInstance, web: Web): void {
   app.get('/verify', HIDDEN, async (request, reply) => {
     const signed = await signedIn(request);
     if (!signed) {
-      if (readCookies(request)[SESSION_COOKIE]) clearCookie(request, reply, SESSION_COOKIE);
-      return redirect(reply, '/signin?next=/dashboard');
+      if (readCookies(request)[SESSION_COOKIE]) clearCookie(request, reply, SESSION_COOKIE, { secure: web.secureCookies });
+      // Signed in, the link's page brings the user back here (safeNext keeps /verify).
+      return redirect(reply, '/signin?next=/verify');
     }
     reply.header('content-security-policy', VERIFY_CSP);
     return sendHtml(reply, 200, verifyPage({ email: signed.account.email, csrf: signed.csrf, usage: await quota.state(signed.account), maxBytes: VERIFY_MAX_BYTES }));

@@ -14,6 +14,8 @@ export interface Web {
   limits: SigninLimits;
   mailer: Mailer;
   publicUrl?: string;
+  /** Every cookie of the pages is Secure: --public-url is https (whatever a proxy forwards). */
+  secureCookies: boolean;
 }
 
 /** Route options that keep a page out of the OpenAPI document: pages are not part of /v1. */

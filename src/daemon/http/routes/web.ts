@@ -11,7 +11,8 @@ import { errorPage } from '../../web/pages/signin.js';
 import { Sessions } from '../../web/sessions.js';
 import { SigninLimits, type SigninLimitOptions } from '../../web/signin-limits.js';
 import { SigninLinks } from '../../web/signin-links.js';
-import { sendHtml } from '../../web/web-kit.js';
+import { hostAllowed } from '../../web/host-check.js';
+import { httpsPublicUrl, sendHtml } from '../../web/web-kit.js';
 import { dashboardRoutes } from './dashboard.js';
 import { signinRoutes } from './signin.js';
 import { verifyRoutes } from './verify.js';
@@ -64,6 +65,7 @@ export function webPages(options: WebOptions, dataDir: string) {
           linkOnConsole: options.linkOnConsole,
         }),
       publicUrl: options.publicUrl,
+      secureCookies: httpsPublicUrl(options.publicUrl),
     };
     // `daemon reset` starts sign-in over too: a test suite's earlier link requests do not count.
     services.testing.onReset(() => ctx.limits.clear());
@@ -72,6 +74,19 @@ export function webPages(options: WebOptions, dataDir: string) {
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    });
+
+    // Only Host values this daemon serves (its address, localhost on loopback, --public-url's
+    // host): a page that points its own domain at this address (DNS rebinding) gets 421.
+    app.addHook('onRequest', async (request, reply) => {
+      const socket = request.raw.socket;
+      if (hostAllowed(request.headers.host, { localAddress: socket.localAddress, localPort: socket.localPort, publicUrl: options.publicUrl })) return;
+      const message = 'This daemon does not serve the host name this request was sent to (its Host header). Open the pages at the daemon\'s own address or its public URL.';
+      reply.code(421);
+      if (request.url.startsWith('/verify/detect')) {
+        return reply.type('application/json; charset=utf-8').send({ error: { type: 'invalid_request', message } });
+      }
+      return sendHtml(reply, 421, errorPage({ title: 'Wrong host name', message }));
     });
 
     app.addHook('onSend', async (_request, reply) => {

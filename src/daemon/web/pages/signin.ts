@@ -1,5 +1,6 @@
-// The sign-in pages: the form, "check your inbox", a link that cannot be used (with a form for a
-// new one), refusals (rate limits, bad form) and the generic error page.
+// The sign-in pages: the form, "check your inbox", the page a link opens (its "Sign in as"
+// button), a link that cannot be used (with a form for a new one), refusals (rate limits, bad
+// form) and the generic error page.
 import { html, type SafeHtml } from './html.js';
 import { renderPage } from './layout.js';
 
@@ -42,7 +43,7 @@ export function sentPage({ email, outbox }: { email: string; outbox: boolean }):
     narrow: true,
     body: html`<section class="card">
 <h1>Check your inbox</h1>
-<p>We sent a sign-in link to <strong>${email}</strong>. Open it in this browser to sign in.</p>
+<p>We sent a sign-in link to <strong>${email}</strong>. Open it in this browser and press its “Sign in” button.</p>
 <p class="muted">The link works once and expires in 15 minutes. Nothing there? Check your spam folder, or
 <a href="/signin">ask for a new link</a>.</p>
 ${
@@ -51,6 +52,35 @@ ${
 <code>&lt;data-dir&gt;/outbox/</code>; <code>provenance daemon outbox --last</code> prints it.</p>`
     : ''
 }
+</section>`,
+  });
+}
+
+/**
+ * What a sign-in link opens: a button that signs in (a POST with the token and a CSRF token).
+ * Opening the link alone signs no one in: another site could send a signed-in browser to the
+ * other site's own link and so swap it into that account (login CSRF); it cannot press this
+ * button, whose form needs the double-submit token of this browser's own cookie.
+ */
+export function confirmPage({ email, token, csrf, signedInAs }: { email: string; token: string; csrf: string; signedInAs?: string }): string {
+  return renderPage({
+    title: 'Sign in',
+    narrow: true,
+    body: html`<section class="card">
+<h1>Sign in</h1>
+<p>This sign-in link is for <strong>${email}</strong>.</p>
+${
+  signedInAs
+    ? html`<p class="notice" role="status">This browser is signed in as <strong>${signedInAs}</strong>; signing in as ${email} ends that session.</p>`
+    : ''
+}
+<form method="post" action="/signin/verify" class="stack">
+<input type="hidden" name="csrf" value="${csrf}">
+<input type="hidden" name="token" value="${token}">
+<div><button type="submit">Sign in as ${email}</button></div>
+</form>
+<p class="muted small">Did not ask for this link? Close this page: nothing happens until the button is pressed. The link
+works once, for 15 minutes.</p>
 </section>`,
   });
 }

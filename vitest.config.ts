@@ -53,6 +53,8 @@ const CONTRACT_FILES = [
   'test/daemon/media-budget.test.ts',
   'test/daemon/fuzz-hostile-strings.test.ts',
   'test/daemon/web-security.test.ts',
+  'test/daemon/readyz.test.ts',
+  'test/daemon/metrics.test.ts',
 ];
 const POSTGRES_ONLY = 'test/postgres/**/*.test.ts';
 

@@ -28,6 +28,7 @@ import { runLoad, type LoadRequest } from './http-load.js';
 import { sha256Ms } from './machine-speed.js';
 import { cpuMs, rssMb } from './proc-stats.js';
 import { downloadRows, urlDownloadMemory } from './bench-url-downloads.js';
+import { observabilityCost } from './bench-observability.js';
 
 const ROOT = resolve('.');
 const BIN = join(ROOT, 'bin', 'provenance.js');
@@ -57,7 +58,21 @@ function startDaemon(dataDir: string, ...flags: string[]): Promise<Server> {
 }
 
 const ONLY = process.env.BENCH_DAEMON_ONLY;
-if (ONLY !== undefined && ONLY !== 'url-downloads') throw new Error(`BENCH_DAEMON_ONLY: url-downloads, not ${ONLY}`);
+if (ONLY !== undefined && ONLY !== 'url-downloads' && ONLY !== 'observability') throw new Error(`BENCH_DAEMON_ONLY: url-downloads or observability, not ${ONLY}`);
+
+/**
+ * Issue 27: CPU per detect with metrics and request logs on and off (scripts/bench-observability.ts),
+ * on a small file (the daemon's own work per request is then the largest share). Options:
+ * --observe-file PATH (default examples/camera.jpg), --observe-requests N (3000), --observe-rounds R (8),
+ * --observe-warmup N (5000 per app: the first thousands of requests still ran faster each round).
+ */
+async function observabilityRows(): Promise<string[]> {
+  const small = new Uint8Array(readFileSync(opt('observe-file', join(ROOT, 'examples', 'camera.jpg'))));
+  const speed = () => `machine speed: SHA-256 of the bench file in ${sha256Ms(bytes).toFixed(2)} ms, one thread`;
+  const before = speed();
+  const rows = await observabilityCost(small, { requests: Number(opt('observe-requests', '3000')), rounds: Number(opt('observe-rounds', '8')), warmup: Number(opt('observe-warmup', '5000')) });
+  return [`${before} (before); ${speed()} (after)`, '', ...rows];
+}
 
 /** The url-download memory row on a fresh daemon that may fetch from 127.0.0.1 (the local source). */
 function downloadMemory(dataDir: string, key: string) {
@@ -179,6 +194,10 @@ function decodeMsPerBody(body: Buffer): number {
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'prov-bench-'));
   try {
+    if (ONLY === 'observability') {
+      console.log((await observabilityRows()).join('\n'));
+      return;
+    }
     if (ONLY === 'url-downloads') {
       const key = cli(dataDir, 'accounts', 'create', '--email', 'bench-url@example.test', '--plan', 'custom', '--quota', '100000000').key.value as string;
       console.log(['| measure | value |', '|---|---|', ...downloadRows(await downloadMemory(dataDir, key))].join('\n'));
@@ -295,6 +314,7 @@ async function main() {
       ...downloadRows(downloads),
     ];
     console.log(lines.join('\n'));
+    console.log(['', ...(await observabilityRows())].join('\n'));
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -48,6 +48,8 @@ const common = {
   external: [
     '@contentauth/c2pa-wasm', 'file-type', 'ink', 'react', 'react/jsx-runtime',
     'fastify', '@fastify/multipart', '@fastify/swagger', '@fastify/swagger-ui', 'lowdb', 'undici', 'nodemailer', 'pg', 'sharp',
+    // The daemon's metrics (daemon/http/metrics.ts, its own lazy bundle): read only by a daemon start.
+    'prom-client',
   ],
   // Bundled CommonJS dependencies (commander) call require(); give them one.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },

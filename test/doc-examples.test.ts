@@ -14,7 +14,8 @@
 //
 // Skipped, and why, in SKIPPED below: only examples that need the network beyond 127.0.0.1 (a
 // remote API, a database server elsewhere, the npm registry), two of which test/readme.test.ts
-// runs in a copy of the tree.
+// runs in a copy of the tree, or root or a Docker daemon (docs/SELF-HOSTING.md's operator
+// commands, run or checked with the names changed in test/**/self-hosting*.test.ts).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -62,8 +63,22 @@ const SKIPPED: Record<string, string> = {
   'npm test': 'runs this whole suite, this file too (it would start itself); test/readme.test.ts runs it nested, on one quick file',
   'provenance login --api-url https://api.example.com   # asks for the key (hidden); no call spent':
     'needs a login to a remote API over the network, and types the key at a hidden prompt',
-  'createdb -h db.internal -U provenance provenance          # once: an empty database':
-    'needs a PostgreSQL server at db.internal; the same commands run against the local test server in test/postgres/cli-store.test.ts and multi-daemon.test.ts',
+  // docs/SELF-HOSTING.md: an operator's commands for other machines. Its PostgreSQL ones run in
+  // test/postgres/self-hosting.test.ts, with the names changed; its configuration files are
+  // checked in test/self-hosting-configs.test.ts.
+  "sudo -u postgres psql -v ON_ERROR_STOP=1 <<'SQL'":
+    'creates a role and a database as the postgres superuser (sudo); test/postgres/self-hosting.test.ts runs its SQL on the test server under a throwaway name',
+  'provenance daemon migrate --store postgres://provenance:PASSWORD@db.internal:5432/provenance':
+    'needs a PostgreSQL server at db.internal; test/postgres/self-hosting.test.ts runs it on the test server',
+  'PGPASSWORD=a-long-random-password pg_dump -h db.internal -U provenance -d provenance -Fc -f "provenance-$(date +%F).dump"':
+    'needs a PostgreSQL server at db.internal; test/postgres/self-hosting.test.ts runs both dumps on the test server',
+  'sudo -u postgres createdb -O provenance -T template0 provenance_restored':
+    'needs a PostgreSQL server at db.internal and sudo; test/postgres/self-hosting.test.ts runs the restore on the test server',
+  'provenance daemon accounts create --email team@example.com --plan growth --store postgres://provenance:PASSWORD@db.internal:5432/provenance':
+    'needs a PostgreSQL server at db.internal; test/postgres/self-hosting.test.ts runs it on the test server',
+  'useradd --system --home-dir /var/lib/provenance --shell /usr/sbin/nologin provenance':
+    'adds a system user and starts a systemd service (root); test/self-hosting-configs.test.ts checks the unit with systemd-analyze verify',
+  'docker build -t provenance:0.1.0 .': 'needs a Docker daemon and node:22-bookworm-slim from a registry',
 };
 
 /** Any npm command that installs resolves packages from the npm registry: never run here. */
@@ -275,7 +290,9 @@ describe('doc examples', () => {
   it('every fenced block says what it is (sh, text or json), so no shell example escapes this test', () => {
     // js and ts blocks run elsewhere: docs/LIBRARY.md's in test/library-docs.test.ts, the README's
     // client example in test/readme-example.test.ts.
-    const untagged = BLOCKS.filter((b) => !['sh', 'text', 'json', 'js', 'ts'].includes(b.lang)).map((b) => `${b.file}:${b.line}`);
+    // docs/SELF-HOSTING.md's configuration files (nginx, caddyfile, ini, dockerfile, yaml) are
+    // checked by their own tools in test/self-hosting-configs.test.ts.
+    const untagged = BLOCKS.filter((b) => !['sh', 'text', 'json', 'js', 'ts', 'nginx', 'caddyfile', 'ini', 'dockerfile', 'yaml'].includes(b.lang)).map((b) => `${b.file}:${b.line}`);
     expect(untagged).toEqual([]);
     expect(SHELL.length).toBeGreaterThanOrEqual(8);
     // Every skip names a block that exists, so the list cannot outlive its examples; every

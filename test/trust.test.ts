@@ -126,6 +126,14 @@ describe('provenance trust', () => {
     expect(existsSync(join(cfg, 'trust-anchors.json'))).toBe(false);
   });
 
+  it("add with a trust list's address says to download it (no request is made), exit 2", async () => {
+    const url = 'https://example.com/trust/C2PA-TRUST-LIST.pem';
+    const run = await trust('add', url);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`${url} is an address, not a file: download the PEM first, e.g. curl -fsSL -o trust-list.pem '${url}'`);
+    expect(existsSync(join(cfg, 'trust-anchors.json'))).toBe(false);
+  });
+
   it('a damaged store is reported (exit 2) by check and by add, and never overwritten', async () => {
     mkdirSync(cfg, { recursive: true });
     writeFileSync(join(cfg, 'trust-anchors.json'), '{"anchors": [');

@@ -2,6 +2,8 @@
 // each action imports its implementation lazily, so other commands never load the daemon.
 import { Option, type Command } from 'commander';
 import type { CommandIO } from './io.js';
+import { withEnvironment } from './daemon-env.js';
+import { LOG_FORMATS, LOG_LEVELS } from '../daemon/http/log-levels.js';
 
 const STORE_HELP =
   'keep accounts, keys, usage, uploads and sessions in PostgreSQL, shared by every daemon on it: postgres://USER@HOST:PORT/DATABASE (default: $PROVENANCE_DATABASE_URL, else the embedded store in the data dir)';
@@ -36,14 +38,28 @@ export function registerDaemonCommands(program: Command, io: CommandIO, setExit:
     .option('--max-uploads-per-account <n>', 'live uploads one account may keep (each lives 24 h); past it POST /v1/uploads answers 429 upload_limit_exceeded', '100')
     .option('--max-upload-bytes-per-account <size>', 'bytes of live uploads one account may keep: bytes or e.g. 1GiB, 500MB (units are binary: 1 MB = 1,048,576 bytes); past it 429 upload_limit_exceeded', '1GiB')
     .option('--storage-floor <size>', "free space every upload must leave on the data dir's disk (uploads are streamed there, whichever the store), e.g. 1GiB; under it 503 storage_full; 0: no floor", '1GiB')
+    // Defaults as DEFAULT_DRAIN_DELAY_MS and DEFAULT_SHUTDOWN_GRACE_MS in daemon/http/server.ts
+    // (not imported: this file stays light for every other command).
+    .option('--drain-delay <seconds>', 'on SIGTERM/SIGINT/`daemon stop`: /readyz answers 503 at once, and new connections are still accepted this long so a load balancer notices (waited only if /readyz was asked since the start); 0: none', '5')
+    .option('--shutdown-grace <seconds>', 'then, with no new connections, how long in-flight requests may take to finish before their connections are cut', '10')
+    .option(
+      '--metrics-listen <host:port>',
+      'also serve GET /metrics (Prometheus) here, without a token: a loopback or private address only, e.g. 127.0.0.1:9464 (on the main address /metrics needs the admin token)',
+    )
+    .addOption(new Option('--log-level <level>', 'the least severe log lines written (one JSON line per request at info)').choices(LOG_LEVELS).default('info'))
+    .addOption(
+      new Option('--log-format <format>', 'json: one JSON line each (for log collectors); pretty: one readable line each (for a terminal)').choices(LOG_FORMATS).default('json'),
+    )
     .action(async (opts) => {
       const { runDaemonStart } = await import('./daemon.js');
       setExit(await runDaemonStart(opts, io));
     });
+  // Every option of `daemon start`, whoever adds it, can come from a PROVENANCE_* variable.
+  withEnvironment(daemon.commands.find((command) => command.name() === 'start')!, io);
 
   daemon
     .command('stop')
-    .description('Stop the daemon of the data dir (SIGTERM; it finishes in-flight requests).')
+    .description('Stop the daemon of the data dir (SIGTERM: /readyz turns 503, it drains and finishes in-flight requests; see start --drain-delay, --shutdown-grace).')
     .option('--data-dir <dir>', DATA_DIR_HELP)
     .action(async (opts) => {
       const { runDaemonStop } = await import('./daemon.js');

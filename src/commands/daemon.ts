@@ -12,6 +12,7 @@ import { DaemonLockedError, startDaemon } from '../daemon/http/server.js';
 import { parseTrustProxy, trustProxyArgument, type TrustProxy } from '../daemon/http/trust-proxy.js';
 import { readState } from '../daemon/store/daemon-state.js';
 import { parseMediaMemory, parseMediaWait } from '../daemon/media/media-budget.js';
+import { parseMetricsListen, type MetricsListen } from '../daemon/http/metrics-listen.js';
 import { parseUploadLimitFlags, type UploadLimitFlags } from './daemon-upload-flags.js';
 import type { UploadLimits } from '../daemon/media/uploads.js';
 import { dataDirProblem, isMailAddress, startProblem } from './daemon-errors.js';
@@ -21,6 +22,9 @@ import { isStoreUsageError } from '../daemon/store/store-errors.js';
 import { parseCatalogue } from '../engine/checks.js';
 import type { CatalogueName } from '../types.js';
 import type { CommandIO } from './io.js';
+import { effectiveConfiguration } from './daemon-env.js';
+import { prettyLogStream } from '../daemon/http/log-pretty.js';
+import type { LogFormat, LogLevel } from '../daemon/http/log-levels.js';
 
 export const DAEMON_EXIT = { ok: 0, failed: 1, usage: 2, notRunning: 3 } as const;
 
@@ -48,10 +52,25 @@ export interface StartCommandOptions extends UploadLimitFlags {
   /** `--media-memory SIZE`, `--media-wait SECONDS`: the media budget (daemon/media/media-budget.ts). */
   mediaMemory?: string;
   mediaWait?: string;
+  /** `--drain-delay SECONDS`, `--shutdown-grace SECONDS`: the stop's timings (http/server.ts). */
+  drainDelay?: string;
+  shutdownGrace?: string;
+  /** `--log-level` (default info) and `--log-format json|pretty` (default json). */
+  logLevel?: LogLevel;
+  logFormat?: LogFormat;
+  /** `--metrics-listen HOST:PORT`: GET /metrics without a token there (daemon/http/metrics-listen.ts). */
+  metricsListen?: string;
 }
 
 /** Set in a --detach child: its console is the log file, so it prints where mails went, not links. */
 const DETACHED_ENV = 'PROVENANCE_DAEMON_DETACHED';
+
+/** A stop timing flag in milliseconds: seconds from 0 to an hour, fractions allowed. */
+function parseStopSeconds(flag: string, text: string): number {
+  const seconds = /^\s*\d+(\.\d+)?\s*$/.test(text) ? Number(text) : NaN;
+  if (!(seconds >= 0 && seconds <= 3600)) throw new RangeError(`${flag} must be a number of seconds from 0 to 3600, e.g. 5, not "${text}"`);
+  return Math.round(seconds * 1000);
+}
 
 function parsePort(text: string): number | undefined {
   const n = Number(text);
@@ -134,6 +153,23 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
     io.stderr.write(`provenance: ${(err as Error).message}\n`);
     return DAEMON_EXIT.usage;
   }
+  let stopTimings: { drainDelayMs?: number; shutdownGraceMs?: number };
+  try {
+    stopTimings = {
+      drainDelayMs: options.drainDelay === undefined ? undefined : parseStopSeconds('--drain-delay', options.drainDelay),
+      shutdownGraceMs: options.shutdownGrace === undefined ? undefined : parseStopSeconds('--shutdown-grace', options.shutdownGrace),
+    };
+  } catch (err) {
+    io.stderr.write(`provenance: ${(err as Error).message}\n`);
+    return DAEMON_EXIT.usage;
+  }
+  let metricsListen: MetricsListen | undefined;
+  try {
+    if (options.metricsListen !== undefined) metricsListen = parseMetricsListen(options.metricsListen);
+  } catch (err) {
+    io.stderr.write(`provenance: ${(err as Error).message}\n`);
+    return DAEMON_EXIT.usage;
+  }
   let uploadLimits: UploadLimits;
   try {
     uploadLimits = parseUploadLimitFlags(options);
@@ -178,13 +214,17 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
       host: options.host,
       port,
       allowPrivateUrls: options.allowPrivateUrls,
-      logStream: io.stderr,
+      // Logs go to stderr (daemon.log with --detach): JSON lines, or one readable line each.
+      logStream: options.logFormat === 'pretty' ? prettyLogStream(io.stderr) : io.stderr,
+      logLevel: options.logLevel,
       trustProxy,
       testMode: options.testMode ?? false,
       fixtures,
       catalogue,
       media,
       uploadLimits,
+      metricsListen,
+      ...stopTimings,
       store: compactBytes ? { compactBytes } : undefined,
       web: {
         smtpUrl,
@@ -212,7 +252,10 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
     io.stderr.write(`provenance: ${message}\n`);
     return DAEMON_EXIT.failed;
   }
+  // What this start runs with, once, whichever flag or variable set it (passwords masked).
+  daemon.app.log.info({ config: effectiveConfiguration(options, { dataDir, port, store: storeUrl, smtpUrl }) }, 'configuration');
   io.stdout.write(`listening on ${daemon.url}\n`);
+  if (daemon.metricsUrl) io.stdout.write(`metrics on ${daemon.metricsUrl} (no token: keep it on loopback or a private network)\n`);
   if (options.testMode) io.stdout.write('test mode: `provenance daemon clock` and the Provenance-Test-Response header are on\n');
   const restored = daemon.app.services.testing.restored;
   if (restored) {
@@ -231,7 +274,24 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
   });
-  await daemon.stop();
+  // The first signal drains (docs/DAEMON.md, "Health, readiness and stopping"); a second one,
+  // while that runs (an impatient Ctrl-C, a supervisor's repeat), hurries it: no more drain
+  // delay, connections cut, the store still flushed. Kept listening until the end, so that a
+  // third signal cannot kill the process with its store half written.
+  const hurry = () => void daemon.stop({ hurry: true });
+  process.on('SIGTERM', hurry);
+  process.on('SIGINT', hurry);
+  try {
+    await daemon.stop();
+  } finally {
+    process.off('SIGTERM', hurry);
+    process.off('SIGINT', hurry);
+  }
+  // Stopped: the store is flushed and closed, the lock released. Requests whose connections were
+  // cut (past the grace, or hurried) may still hold a handle, such as a download that runs to its
+  // 15 s limit; no client can get their answer any more, so the process does not wait for them.
+  // (Unref'd: a process with nothing left running exits at once, as before.)
+  setTimeout(() => process.exit(DAEMON_EXIT.ok), 1_000).unref();
   return DAEMON_EXIT.ok;
 }
 
@@ -292,14 +352,22 @@ async function startDetached(options: StartCommandOptions, dataDir: string, io: 
   if (options.maxUploadsPerAccount !== undefined) args.push('--max-uploads-per-account', options.maxUploadsPerAccount);
   if (options.maxUploadBytesPerAccount !== undefined) args.push('--max-upload-bytes-per-account', options.maxUploadBytesPerAccount);
   if (options.storageFloor !== undefined) args.push('--storage-floor', options.storageFloor);
+  if (options.drainDelay !== undefined) args.push('--drain-delay', options.drainDelay);
+  if (options.shutdownGrace !== undefined) args.push('--shutdown-grace', options.shutdownGrace);
   if (options.fixtures) args.push('--fixtures', resolve(options.fixtures));
+  if (options.logLevel !== undefined) args.push('--log-level', options.logLevel);
+  if (options.logFormat !== undefined) args.push('--log-format', options.logFormat);
+  if (options.metricsListen !== undefined) args.push('--metrics-listen', options.metricsListen);
   // The SMTP and database URLs may hold passwords: through the environment, not the command line (ps).
   const env = {
     ...process.env,
     ...io.env,
     [DETACHED_ENV]: '1',
+    // The child runs in the foreground of its own session, whatever PROVENANCE_DETACH said.
+    PROVENANCE_DETACH: '0',
     ...(options.smtpUrl ? { PROVENANCE_SMTP_URL: options.smtpUrl } : {}),
-    ...(options.store ? { [DATABASE_URL_ENV]: options.store } : {}),
+    // PROVENANCE_STORE too: the child reads it before PROVENANCE_DATABASE_URL (commands/daemon-env.ts).
+    ...(options.store ? { [DATABASE_URL_ENV]: options.store, PROVENANCE_STORE: options.store } : {}),
   };
   const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], env });
   closeSync(log);
@@ -365,14 +433,18 @@ export async function runDaemonStop(options: { dataDir?: string }, io: CommandIO
     return DAEMON_EXIT.ok;
   }
   process.kill(lock.pid, 'SIGTERM');
-  // The daemon lets in-flight requests finish for up to 10 s before it cuts them.
-  for (let waited = 0; waited < 15_000; waited += 50) {
+  // The daemon drains (its drain delay, when /readyz was asked), then lets in-flight requests
+  // finish within its shutdown grace before it cuts them: both are in its state file (an older
+  // daemon's is not: its 10 s grace). Five seconds more to flush and close the store.
+  const state = readState(dataDir);
+  const boundMs = (state?.pid === lock.pid ? (state.drain_delay_ms ?? 0) + (state.shutdown_grace_ms ?? 10_000) : 10_000) + 5_000;
+  for (let waited = 0; waited < boundMs; waited += 50) {
     if (!isAlive(lock.pid)) {
       io.stdout.write(`stopped (pid ${lock.pid})\n`);
       return DAEMON_EXIT.ok;
     }
     await sleep(50);
   }
-  io.stderr.write(`provenance: the daemon (pid ${lock.pid}) did not stop within 15 s\n`);
+  io.stderr.write(`provenance: the daemon (pid ${lock.pid}) did not stop within ${Math.round(boundMs / 1000)} s\n`);
   return DAEMON_EXIT.failed;
 }

@@ -61,6 +61,11 @@ export function readAnchorFile(file: string, label = file): Anchor[] {
     bytes = readFileSync(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
+    // An address pasted from a trust list's page: nothing here downloads (no network unless an
+    // API is asked), so say how to get the file rather than only that there is none.
+    if (code === 'ENOENT' && /^https?:\/\//i.test(file)) {
+      throw new TrustAnchorError(`${label} is an address, not a file: download the PEM first, e.g. curl -fsSL -o trust-list.pem '${file}', then give the file.`);
+    }
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder, not a PEM file' : (err as Error).message;
     throw new TrustAnchorError(`${label} cannot be read: ${why}.`);
   }

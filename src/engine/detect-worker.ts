@@ -6,7 +6,7 @@ import { decodeBase64Into } from './base64-media.js';
 import { detect } from './detect.js';
 import { FileReader, type FileBytes } from './file-reader.js';
 import { InputError, inputErrorFrom } from './input-error.js';
-import { markIdle, markTaskStarted, PROGRESS_BYTES, type WorkerReply, type WorkerTask } from './pool-protocol.js';
+import { markIdle, markTaskStarted, PROGRESS_BYTES, WORKER_READY, type WorkerReply, type WorkerTask } from './pool-protocol.js';
 import { readHints } from '../media/xmp-hints.js';
 import { IdleCollector } from './idle-collect.js';
 
@@ -85,3 +85,5 @@ port.on('message', (batch: WorkerTask[]) => {
   waiting.push(batch);
   if (!draining) void drain();
 });
+// Everything above loaded without throwing, and tasks are listened for: this worker is up.
+port.postMessage(WORKER_READY);

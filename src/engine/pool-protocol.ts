@@ -70,6 +70,13 @@ export interface Checked {
 export type CheckReply = { id: number; ok: true } & Checked;
 export type DecodeReply = { id: number; ok: true; decoded: Base64Outcome };
 
+/**
+ * The one message that is not a batch of replies: a worker posts it once its code has loaded and
+ * it listens for tasks, so the pool can tell a started worker from one that is still loading or
+ * fails as it loads (the daemon's /readyz counts ready workers).
+ */
+export const WORKER_READY = 'ready';
+
 export type WorkerReply =
   | CheckReply
   | DecodeReply

@@ -10,6 +10,7 @@ import {
   PROGRESS_BYTES,
   progressClock,
   runningTask,
+  WORKER_READY,
   type CheckReply,
   type Checked,
   type DecodeReply,
@@ -49,6 +50,8 @@ interface Slot {
   sentMs: number[];
   /** When the worker last answered a batch (or was started), on progressClock(). */
   answeredMs: number;
+  /** The worker said WORKER_READY: its code loaded. A replacement starts false again. */
+  ready: boolean;
 }
 
 /**
@@ -156,6 +159,24 @@ export class DetectPool {
     return this.slots.length;
   }
 
+  /**
+   * Workers that loaded their code and have not died since (a lost worker's replacement counts
+   * once it has loaded); 0 once the pool is closed. Cheap: the daemon's /readyz reads it.
+   */
+  get liveWorkers(): number {
+    return this.closed ? 0 : this.slots.filter((slot) => slot.ready).length;
+  }
+
+  /**
+   * Workers holding at least one task, and tasks not yet sent to any worker. Cheap (a pass over
+   * the slots): the daemon's /metrics reads it on every scrape.
+   */
+  get load(): { busy: number; queued: number } {
+    let busy = 0;
+    for (const slot of this.slots) if (slot.inFlight.size > 0) busy++;
+    return { busy, queued: this.queue.length };
+  }
+
   run(input: { source: string; path?: string | Uint8Array; bytes?: Uint8Array; hints?: boolean }, options: DetectOptions = {}): Promise<Checked> {
     return this.submit({ ...input, options }, (reply) => {
       const { result, hints, details } = reply as CheckReply;
@@ -195,8 +216,11 @@ export class DetectPool {
   private spawn(): Slot {
     const shared = new SharedArrayBuffer(PROGRESS_BYTES);
     const worker = new Worker(this.workerUrl, { workerData: { progress: shared, collectWhenIdle: this.collectWhenIdle } });
-    const slot: Slot = { worker, inFlight: new Map(), batches: 0, progress: new BigInt64Array(shared), sentMs: [], answeredMs: progressClock() };
-    worker.on('message', (replies: WorkerReply[]) => this.finish(slot, replies));
+    const slot: Slot = { worker, inFlight: new Map(), batches: 0, progress: new BigInt64Array(shared), sentMs: [], answeredMs: progressClock(), ready: false };
+    worker.on('message', (message: WorkerReply[] | typeof WORKER_READY) => {
+      if (message === WORKER_READY) slot.ready = true;
+      else this.finish(slot, message);
+    });
     worker.on('error', (err) => this.lose(slot, `the worker failed: ${err.message}`));
     worker.on('exit', (code) => {
       if (!this.closed) this.lose(slot, `the worker exited with code ${code}`);

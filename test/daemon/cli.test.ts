@@ -147,7 +147,7 @@ describe('a running daemon', () => {
       expect(await d2.exited).toBe(0);
       for (const f of ['daemon.pid', 'daemon.json', 'admin.token', 'daemon.lock']) expect(() => statSync(join(d2dir, f)), f).toThrow();
       const logs = d2.stderr();
-      expect(logs).toMatch(/"msg":"incoming request"/);
+      expect(logs).toMatch(/"route":"\/v1\/detect","method":"POST"/); // its one request line (request-log.ts)
       expect(logs).not.toContain(k2);
       expect(logs).not.toContain(k2.slice(4, 20));
       const status = await cli(['daemon', 'status', '--data-dir', d2dir]);

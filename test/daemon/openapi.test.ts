@@ -52,7 +52,7 @@ describe('the document', () => {
 
   it('every operation has an operationId, the bearer scheme is declared, servers are given', () => {
     const ops = Object.values(doc.paths).flatMap((p: any) => Object.values(p)) as any[];
-    expect(ops.map((o) => o.operationId).sort()).toEqual(['createUpload', 'detect', 'health', 'listDetectors']);
+    expect(ops.map((o) => o.operationId).sort()).toEqual(['createUpload', 'detect', 'health', 'listDetectors', 'ready']);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const o of ops) expect(o.security).toBeDefined();
     expect(doc.servers[0].url).toMatch(/^http:\/\/127\.0\.0\.1:8787$/);
@@ -161,6 +161,7 @@ describe('real responses validate against the document', () => {
       ...bounded.map((r): [string, string, HttpResult] => ['POST', '/v1/uploads', r]),
       ...busy.map((r): [string, string, HttpResult] => ['POST', '/v1/detect', r]),
       ['GET', '/healthz', http(base, 'GET', '/healthz')],
+      ['GET', '/readyz', http(base, 'GET', '/readyz')],
       ['GET', '/v1/detectors', http(base, 'GET', '/v1/detectors')],
       ['GET', '/v1/detectors', http(base, 'GET', '/v1/detectors', { headers: forced('nonsense') })],
       ['GET', '/v1/detectors', http(base, 'GET', '/v1/detectors', { headers: forced('internal_error') })],

@@ -10,6 +10,7 @@ import { IdleCollector } from '../../engine/idle-collect.js';
 import { Burst } from '../accounts/burst.js';
 import type { Services } from './context.js';
 import { createDetectRunner, type PoolOptions } from '../media/detect-pool.js';
+import { Drain } from './drain.js';
 import { clientErrorHandler } from './client-errors.js';
 import { continueWhenAccepted, expectContinue, refuseEncodedBodies } from './content-encoding.js';
 import { frameworkErrorHandler, installErrorHandling } from './error-handler.js';
@@ -27,6 +28,8 @@ import type { FileStoreOptions } from '../store/file-store.js';
 import { openConfiguredStore } from '../store/open-store.js';
 import { systemClock, type Clock } from '../contract/time.js';
 import type { Store } from '../store/store.js';
+import { timeStore } from '../store/timed-store.js';
+import type { DaemonMetrics } from './metrics.js';
 import { Uploads, type UploadLimits } from '../media/uploads.js';
 import { TestMode } from '../testing/test-mode.js';
 import { clockFilePath } from '../testing/clock-file.js';
@@ -34,6 +37,9 @@ import { seedFixtures } from '../testing/fixtures.js';
 import { randomBase62 } from '../accounts/key-format.js';
 import { installTestHooks } from './test-hooks.js';
 import { requestPath } from './request-path.js';
+import { requestLogController } from './request-log.js';
+import { scrubLine, serializeError } from './log-scrub.js';
+import type { LogLevel } from './log-levels.js';
 import { fastifyTrustProxy, type TrustProxy } from './trust-proxy.js';
 import './context.js';
 import type { CatalogueName } from '../../types.js';
@@ -55,6 +61,8 @@ export interface AppOptions {
   uploadLimits?: UploadLimits;
   /** Detection worker threads (0: main thread; default one per core, at most 4). */
   workers?: PoolOptions['size'];
+  /** The detection workers' script (tests only: one that cannot start, for /readyz). */
+  workerUrl?: PoolOptions['workerUrl'];
   /** PEM trust anchors for C2PA signer validation (the operator's, as `provenance check` uses). */
   trustAnchorsPem?: string;
   /** fastify/pino logger options, or false (default) for none. */
@@ -95,18 +103,31 @@ export interface AppOptions {
    * (default 10 s). See media/media-budget.ts.
    */
   media?: { memoryBytes?: number; waitMs?: number };
+  /**
+   * Prometheus metrics (issue 27, http/metrics.ts; default on): counted on every request, served
+   * at GET /metrics to the admin token's holder (so only when `adminTokenSha256` is given) and
+   * on `--metrics-listen`. false: none counted, prom-client never loaded (the bench's baseline).
+   */
+  metrics?: boolean;
 }
 
-/** Request logs without headers or bodies, and redaction as a second line of defence. */
-export function loggerOptions(stream?: NodeJS.WritableStream): FastifyServerOptions['logger'] {
+/**
+ * Request logs without headers or bodies (one line per request: request-log.ts), and redaction
+ * and scrubbing (log-scrub.ts) as second lines of defence.
+ */
+export function loggerOptions(stream?: NodeJS.WritableStream, level: LogLevel = 'info'): FastifyServerOptions['logger'] {
   return {
-    level: 'info',
+    level,
     ...(stream ? { stream } : {}),
+    // Every line, whatever logged it, leaves without a key, token or URL password in it.
+    hooks: { streamWrite: scrubLine },
     redact: {
       paths: ['req.headers.authorization', 'req.headers["x-provenance-admin-token"]', 'headers.authorization'],
       censor: '[redacted]',
     },
     serializers: {
+      // An error's message, stack and fields may quote what a library saw (a refused recipient).
+      err: serializeError,
       // Method, path (no query string: a misplaced key would land there) and peer, nothing else.
       req: (req: { method?: string; url?: string; ip?: string }) => ({
         method: req.method,
@@ -122,7 +143,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { default: multipart } = await import('@fastify/multipart');
   const testing = new TestMode(options.testMode ?? false, options.now ?? systemClock, clockFilePath(options.dataDir));
   const now = testing.now;
-  const store = await openConfiguredStore({ dataDir: options.dataDir, url: options.storeUrl, file: options.store });
+  const opened = await openConfiguredStore({ dataDir: options.dataDir, url: options.storeUrl, file: options.store });
+  // Metrics load prom-client here, on the daemon's start only; every store call is timed by
+  // one decorator around the Store (store/timed-store.ts).
+  let metrics: DaemonMetrics | undefined;
+  try {
+    if (options.metrics !== false) metrics = new (await import('./metrics.js')).DaemonMetrics(options.storeUrl ? 'postgres' : 'file');
+  } catch (err) {
+    await opened.close();
+    throw err;
+  }
+  const store = metrics ? timeStore(opened, metrics) : opened;
   try {
     // The saved test clock first: fixtures seeded at this start are stamped with its time.
     await testing.restoreClock(store);
@@ -137,7 +168,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   let app: FastifyInstance;
   try {
-    app = await assemble(Fastify, multipart, store, options, testing);
+    app = await assemble(Fastify, multipart, store, options, testing, metrics && { metrics, store: opened });
   } catch (err) {
     await store.close().catch(() => {});
     throw err;
@@ -151,12 +182,15 @@ async function assemble(
   store: Store,
   options: AppOptions,
   testing: TestMode,
+  observed?: { metrics: DaemonMetrics; store: Store },
 ): Promise<FastifyInstance> {
   const now = testing.now;
   const headersMs = options.timeouts?.headersMs ?? HEADERS_TIMEOUT_MS;
   const requestMs = options.timeouts?.requestMs ?? REQUEST_TIMEOUT_MS;
   const app = Fastify({
     logger: options.logger ?? false,
+    // One line per request (request-log.ts); only with a logger: it counts each body's bytes.
+    logController: options.logger ? requestLogController(Fastify.LogController) : undefined,
     bodyLimit: SMALL_BODY,
     // Bodies are never merged into other objects (routes read named fields off them), so a
     // `__proto__` key is harmless; the scan for one cost more than JSON.parse on 5 MB bodies.
@@ -190,7 +224,7 @@ async function assemble(
     quota: new Quota(store, now),
     burst: new Burst(store, now),
     uploads: new Uploads(options.dataDir, store, now, options.uploadTtlMs ?? UPLOAD_TTL_MS, options.uploadLimits, options.store?.faults),
-    pool: await createDetectRunner({ size: options.workers, trustAnchorsPem: options.trustAnchorsPem }),
+    pool: await createDetectRunner({ size: options.workers, trustAnchorsPem: options.trustAnchorsPem, workerUrl: options.workerUrl }),
     // Up to 16 idle buffers each (about 150 MB if 16 inline requests ever ran at once; pages
     // never written stay unmapped), over shared memory: the workers decode the one into the other.
     buffers: {
@@ -207,9 +241,11 @@ async function assemble(
     downloadTimeoutMs: options.downloadTimeoutMs,
     testing,
     catalogue: options.catalogue ?? 'full',
+    drain: new Drain(),
   };
   app.decorate('services', services);
   app.decorateRequest('auth', null);
+  app.decorateRequest('sessionAccountId', null);
   app.decorateRequest('burstState', null);
   app.decorateRequest('reservation', null);
   app.decorateRequest('storeDown', false);
@@ -221,6 +257,13 @@ async function assemble(
   app.addHook('preParsing', continueWhenAccepted);
   expectContinue(app.server);
   installTestHooks(app, services);
+  app.decorate('metrics', observed?.metrics ?? null);
+  if (observed) {
+    observed.metrics.watch(services, observed.store);
+    observed.metrics.install(app);
+    // Like the admin endpoint: no token, no route (a test app serves its metrics to no one).
+    if (options.adminTokenSha256) observed.metrics.route(app, options.adminTokenSha256);
+  }
 
   // Size caps are enforced by our own byte counting (one byte over busboy's limit), not by
   // busboy's silent truncation.
@@ -242,8 +285,9 @@ async function assemble(
   }, UPLOAD_SWEEP_MS);
   sweeper.unref();
 
-  // Once closing, every response says Connection: close: an idle keep-alive connection would
-  // otherwise hold the shutdown until the grace period ends.
+  // Once closing, and from the start of a stop's drain (server.ts), every response says
+  // Connection: close: an idle keep-alive connection would otherwise hold the shutdown until the
+  // grace period ends, and a client keeping one would not reconnect to a daemon still ready.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -252,7 +296,7 @@ async function assemble(
     // Every answer (JSON, pages, errors, docs) is served as the type it says it is: a browser
     // must not sniff an error body or an upload record into HTML or script.
     reply.header('x-content-type-options', 'nosniff');
-    if (closing) reply.header('connection', 'close');
+    if (closing || services.drain.draining) reply.header('connection', 'close');
   });
   app.addHook('onClose', async () => {
     clearInterval(sweeper);

@@ -7,11 +7,13 @@ import type { BufferPool, Lease } from '../media/buffer-pool.js';
 import type { MediaBudget, MediaHold } from '../media/media-budget.js';
 import type { Burst } from '../accounts/burst.js';
 import type { DetectRunner } from '../media/detect-pool.js';
+import type { Drain } from './drain.js';
 import type { Resolver } from '../media/fetch-media.js';
 import type { Quota, Reservation } from '../accounts/quota.js';
 import type { BurstState, Store, StoredKey } from '../store/store.js';
 import type { Clock } from '../contract/time.js';
 import type { Uploads } from '../media/uploads.js';
+import type { MetricsExposition } from './metrics-listen.js';
 import type { TestMode } from '../testing/test-mode.js';
 import type { ForcedAnswer, ForcedKind } from '../testing/forced-answers.js';
 
@@ -35,6 +37,8 @@ export interface Services {
   testing: TestMode;
   /** `--catalogue`: every detector (`full`, the default) or exactly the hosted five. */
   catalogue: CatalogueName;
+  /** Whether a stop has begun (/readyz 503, Connection: close); server.ts begins it. */
+  drain: Drain;
 }
 
 /** Route config read by the error handler to word size and content-type refusals. */
@@ -72,6 +76,8 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     services: Services;
+    /** The app's Prometheus metrics (http/metrics.ts); null when built with `metrics: false`. */
+    metrics: MetricsExposition | null;
   }
   interface FastifyContextConfig extends RouteMessages {}
 }

@@ -12,6 +12,13 @@ export interface DetectRunner {
   detect(bytes: Uint8Array, checks?: DetectorId[]): Promise<DetectionResult>;
   /** Inline base64 `media` decoded into `into` (on a worker: both over shared memory). */
   decodeBase64(text: Buffer, into: Buffer): Promise<Base64Outcome>;
+  /**
+   * Detection can run: at least one worker has loaded and is alive (or it runs on the main
+   * thread), and the runner is not closed. /readyz asks it on every probe, so it only counts.
+   */
+  workersUp(): boolean;
+  /** Workers busy now and tasks waiting for one (/metrics); on the main thread, detections running. */
+  load(): { busy: number; queued: number };
   close(): Promise<void>;
 }
 
@@ -20,6 +27,8 @@ export interface PoolOptions {
   size?: number;
   /** PEM trust anchors for C2PA signer validation, as `provenance check` uses them. */
   trustAnchorsPem?: string;
+  /** The worker script (tests only: one that cannot start); default the built detect-worker. */
+  workerUrl?: URL;
 }
 
 export async function createDetectRunner(options: PoolOptions = {}): Promise<DetectRunner> {
@@ -27,18 +36,33 @@ export async function createDetectRunner(options: PoolOptions = {}): Promise<Det
   const size = options.size ?? (findWorkerUrl() ? Math.min(4, availableParallelism()) : 0);
   const detectOptions = (checks?: DetectorId[]) => ({ checks, ...(options.trustAnchorsPem ? { trustAnchorsPem: options.trustAnchorsPem } : {}) });
   if (size === 0) {
+    let closed = false;
+    let running = 0;
     return {
       size: 0,
-      detect: (bytes, checks) => detect(bytes, detectOptions(checks)),
+      detect: async (bytes, checks) => {
+        running++;
+        try {
+          return await detect(bytes, detectOptions(checks));
+        } finally {
+          running--;
+        }
+      },
       decodeBase64: async (text, into) => decodeBase64Into(text, into),
-      close: async () => {},
+      workersUp: () => !closed,
+      load: () => ({ busy: running, queued: 0 }),
+      close: async () => {
+        closed = true;
+      },
     };
   }
-  const pool = new DetectPool({ size, taskTimeoutMs: 60_000, collectWhenIdle: true });
+  const pool = new DetectPool({ size, taskTimeoutMs: 60_000, collectWhenIdle: true, ...(options.workerUrl ? { workerUrl: options.workerUrl } : {}) });
   return {
     size,
     detect: async (bytes, checks) => (await pool.run({ source: 'request', bytes }, detectOptions(checks))).result,
     decodeBase64: (text, into) => pool.decodeBase64('request', text, into),
+    workersUp: () => pool.liveWorkers > 0,
+    load: () => pool.load,
     close: () => pool.close(),
   };
 }

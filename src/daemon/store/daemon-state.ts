@@ -11,6 +11,9 @@ export interface DaemonState {
   port: number;
   data_dir: string;
   started_at: string;
+  /** The stop's timings (`--drain-delay`, `--shutdown-grace`), so `daemon stop` waits long enough. */
+  drain_delay_ms?: number;
+  shutdown_grace_ms?: number;
 }
 
 export function readState(dataDir: string): DaemonState | undefined {

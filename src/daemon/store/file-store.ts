@@ -367,6 +367,17 @@ export class FileStore implements Store {
     return expired;
   }
 
+  async liveUploadTotals(nowMs: number): Promise<{ count: number; bytes: number }> {
+    let count = 0;
+    let bytes = 0;
+    for (const upload of Object.values(this.data.uploads)) {
+      if (Date.parse(upload.expires_at) <= nowMs) continue;
+      count++;
+      bytes += upload.bytes;
+    }
+    return { count, bytes };
+  }
+
   async uploadFiles(): Promise<Set<string>> {
     return new Set(Object.values(this.data.uploads).map((u) => u.file));
   }

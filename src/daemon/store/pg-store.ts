@@ -540,6 +540,16 @@ export class PgStore implements Store {
     return (await this.q(`DELETE FROM uploads WHERE expires_ms <= $1 RETURNING ${UPLOAD_COLUMNS}`, [ms(nowMs)])).map(toUpload);
   }
 
+  async liveUploadTotals(nowMs: number): Promise<{ count: number; bytes: number }> {
+    const row = (await this.q('SELECT count(*)::int AS n, coalesce(sum(bytes), 0)::bigint AS bytes FROM uploads WHERE expires_ms > $1', [ms(nowMs)]))[0]!;
+    return { count: num(row.n), bytes: num(row.bytes) };
+  }
+
+  /** The connection pool's sizes now (the daemon's /metrics gauges): cheap counters of pg.Pool. */
+  poolStats(): { total: number; idle: number; waiting: number } {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+  }
+
   async uploadFiles(): Promise<Set<string>> {
     return new Set((await this.q('SELECT file FROM uploads')).map((row) => row.file as string));
   }

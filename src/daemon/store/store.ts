@@ -206,6 +206,8 @@ export interface Store {
   takeExpiredUploads(nowMs: number): Promise<StoredUpload[]>;
   /** The file names every live record points to. */
   uploadFiles(): Promise<Set<string>>;
+  /** Live uploads over every account at `nowMs` (the daemon's /metrics gauges; one read per scrape). */
+  liveUploadTotals(nowMs: number): Promise<{ count: number; bytes: number }>;
 
   // Dashboard sessions
   insertSession(session: StoredSession): Promise<void>;

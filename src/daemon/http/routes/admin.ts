@@ -3,11 +3,10 @@
 // file in the data dir at start: whoever can read the data dir could edit the store anyway.
 // Hidden from the OpenAPI document: they are not part of /v1.
 import { bodyEnd } from '../../media/body-end.js';
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AdminError } from '../../accounts/accounts.js';
 import { ApiError } from '../../contract/errors.js';
-import { sha256Hex } from '../../accounts/key-format.js';
+import { adminTokenMatcher } from '../admin-auth.js';
 import { ADMIN_TOKEN_HEADER } from '../../admin/admin-token.js';
 import { ClockError, type ClockAction } from '../../testing/test-clock.js';
 import { FixtureError, seedFixtures } from '../../testing/fixtures.js';
@@ -42,14 +41,13 @@ function emailBody(raw: unknown): EmailBody {
 }
 
 export function adminRoutes(tokenSha256: string) {
-  const expected = Buffer.from(tokenSha256, 'hex');
+  const matches = adminTokenMatcher(tokenSha256);
   return async function admin(app: FastifyInstance): Promise<void> {
     const { accounts, store, testing, uploads } = app.services;
 
     app.addHook('onRequest', async (request: FastifyRequest) => {
       const token = request.headers[ADMIN_TOKEN_HEADER];
-      const given = Buffer.from(sha256Hex(typeof token === 'string' ? token : ''), 'hex');
-      if (!timingSafeEqual(given, expected)) {
+      if (!matches(typeof token === 'string' ? token : '')) {
         throw new ApiError('authentication_error', 'The admin token is missing or wrong; run the command on the machine that owns the data dir.');
       }
     });

@@ -34,7 +34,10 @@ export function dashboardRoutes(app: FastifyInstance, web: Web): void {
     const token = readCookies(request)[SESSION_COOKIE];
     const session = await sessions.find(token);
     const account = session && (await accounts.accountById(session.account));
-    if (session && account) return { token: token!, session, account, csrf: sessionCsrfToken(token!) };
+    if (session && account) {
+      request.sessionAccountId = account.id; // the request log's account (request-log.ts)
+      return { token: token!, session, account, csrf: sessionCsrfToken(token!) };
+    }
     if (token) clearCookie(request, reply, SESSION_COOKIE, { secure: web.secureCookies });
     redirect(reply, token ? '/signin?expired' : '/signin?next=/dashboard');
     return undefined;

@@ -15,6 +15,7 @@ import { clientKey } from '../../web/signin-limits.js';
 import type { LinkOutcome } from '../../web/signin-links.js';
 import { baseUrlOf, clearCookie, formField, readCookies, redirect, safeNext, sendHtml, setCookie } from '../../web/web-kit.js';
 import { HIDDEN, type Web } from './web-context.js';
+import { scrubText } from '../log-scrub.js';
 
 /** The double-submit secret of a visitor who is not signed in, set as a cookie when new. */
 export function anonymousCsrf(request: FastifyRequest, reply: FastifyReply, secure = false): string {
@@ -93,8 +94,9 @@ export function signinRoutes(app: FastifyInstance, web: Web): void {
     try {
       await mailer.send({ to: email, link, expiresAt, date: now() });
     } catch (err) {
-      // Never the link: it is a credential. The mailer's own error says what failed.
-      request.log.error({ err: { message: (err as Error).message, code: (err as { code?: string }).code } }, 'sign-in mail not sent');
+      // Never the link: it is a credential. The mailer's own error says what failed, with the
+      // recipient's address masked (nodemailer names it: "<me@example.com>: Recipient rejected").
+      request.log.error({ err: { message: scrubText((err as Error).message), code: (err as { code?: string }).code } }, 'sign-in mail not sent');
       return sendHtml(
         reply,
         503,
@@ -147,6 +149,7 @@ export function signinRoutes(app: FastifyInstance, web: Web): void {
     const outcome = await links.consume(token);
     if (!outcome.ok) return linkProblem(request, reply, outcome);
     const { account, firstKey } = await accounts.signIn(outcome.email);
+    request.sessionAccountId = account.id; // the request log's account (request-log.ts)
     // A session already open in this browser (perhaps another account's) gives way to the new one.
     await sessions.destroy(cookies[SESSION_COOKIE]);
     const { token: sessionToken } = await sessions.create(account.id);

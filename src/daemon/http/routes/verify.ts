@@ -36,7 +36,9 @@ export function verifyRoutes(app: FastifyInstance, web: Web): void {
     const token = readCookies(request)[SESSION_COOKIE];
     const session = await sessions.find(token);
     const account = session && (await accounts.accountById(session.account));
-    return session && account ? { token: token!, account, csrf: sessionCsrfToken(token!) } : undefined;
+    if (!session || !account) return undefined;
+    request.sessionAccountId = account.id; // the request log's account (request-log.ts)
+    return { token: token!, account, csrf: sessionCsrfToken(token!) };
   }
 
   app.get('/assets/card.css', HIDDEN, async (_request, reply) =>

@@ -133,81 +133,28 @@ export class DaemonMetrics implements StoreTimer {
   watch(services: Services, store: Store): void {
     const registers = [this.registry];
     const { mediaBudget, pool } = services;
-    new Gauge({
-      name: `${PREFIX}media_budget_bytes`,
-      help: 'The budget for media bytes held in memory at once (--media-memory).',
-      registers,
-      collect() {
-        this.set(mediaBudget.capacity);
-      },
-    });
-    new Gauge({
-      name: `${PREFIX}media_budget_in_use_bytes`,
-      help: 'Media bytes held in memory now, over every request.',
-      registers,
-      collect() {
-        this.set(mediaBudget.inUse);
-      },
-    });
-    new Gauge({
-      name: `${PREFIX}media_budget_waiting_requests`,
-      help: 'Requests waiting now for room in the media budget.',
-      registers,
-      collect() {
-        this.set(mediaBudget.waiting);
-      },
-    });
-    new Gauge({
-      name: `${PREFIX}detect_workers`,
-      help: 'Detection worker threads (0: detection runs on the main thread).',
-      registers,
-      collect() {
-        this.set(pool.size);
-      },
-    });
-    new Gauge({
-      name: `${PREFIX}detect_workers_busy`,
-      help: 'Workers holding at least one task now (main thread: detections running).',
-      registers,
-      collect() {
-        this.set(pool.load().busy);
-      },
-    });
-    new Gauge({
-      name: `${PREFIX}detect_tasks_queued`,
-      help: 'Tasks (detections, inline base64 decodes) waiting for a worker now.',
-      registers,
-      collect() {
-        this.set(pool.load().queued);
-      },
-    });
+    /** A gauge set from `read()` on each scrape. */
+    const gauge = (name: string, help: string, read: () => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(read());
+        },
+      });
+    gauge(`${PREFIX}media_budget_bytes`, 'The budget for media bytes held in memory at once (--media-memory).', () => mediaBudget.capacity);
+    gauge(`${PREFIX}media_budget_in_use_bytes`, 'Media bytes held in memory now, over every request.', () => mediaBudget.inUse);
+    gauge(`${PREFIX}media_budget_waiting_requests`, 'Requests waiting now for room in the media budget.', () => mediaBudget.waiting);
+    gauge(`${PREFIX}detect_workers`, 'Detection worker threads (0: detection runs on the main thread).', () => pool.size);
+    gauge(`${PREFIX}detect_workers_busy`, 'Workers holding at least one task now (main thread: detections running).', () => pool.load().busy);
+    gauge(`${PREFIX}detect_tasks_queued`, 'Tasks (detections, inline base64 decodes) waiting for a worker now.', () => pool.load().queued);
     // Before the uploads' query below starts: the pool as the requests left it, not that query.
     const poolStats = (store as Partial<{ poolStats(): { total: number; idle: number; waiting: number } }>).poolStats?.bind(store);
     if (poolStats) {
-      new Gauge({
-        name: `${PREFIX}pg_pool_connections`,
-        help: 'Connections in the PostgreSQL pool, open in all.',
-        registers,
-        collect() {
-          this.set(poolStats().total);
-        },
-      });
-      new Gauge({
-        name: `${PREFIX}pg_pool_idle_connections`,
-        help: 'Connections in the PostgreSQL pool that are idle.',
-        registers,
-        collect() {
-          this.set(poolStats().idle);
-        },
-      });
-      new Gauge({
-        name: `${PREFIX}pg_pool_waiting_clients`,
-        help: 'Store calls waiting for a free connection of the PostgreSQL pool.',
-        registers,
-        collect() {
-          this.set(poolStats().waiting);
-        },
-      });
+      gauge(`${PREFIX}pg_pool_connections`, 'Connections in the PostgreSQL pool, open in all.', () => poolStats().total);
+      gauge(`${PREFIX}pg_pool_idle_connections`, 'Connections in the PostgreSQL pool that are idle.', () => poolStats().idle);
+      gauge(`${PREFIX}pg_pool_waiting_clients`, 'Store calls waiting for a free connection of the PostgreSQL pool.', () => poolStats().waiting);
     }
     // Read from the store on each scrape (one query on PostgreSQL): exact across daemons, and
     // nothing to keep in step with uploads, expiry sweeps and resets. One read serves both

@@ -1,13 +1,16 @@
 // Issue 27: what metrics and request logs cost the daemon per request, beside both off. Four
 // daemon apps (scripts/bench-observed-daemon.ts): both off, metrics only, logs only, both on.
-// Each round sends every app the same N inline detects of a small file (4 connections, 127.0.0.1)
+// Each round sends every app the same N inline detects of one file (4 connections, 127.0.0.1)
 // and takes the CPU time its whole process (every thread) used for them, from /proc; rounds
 // alternate the order of the apps, so a drift of this machine's speed falls on all four alike.
 // The figure per app is the median over rounds. The apps' detection runs on their main thread
 // (see bench-observed-daemon.ts); the cost of metrics and logs is the same with workers.
+// Each app's stderr, where the request log goes as `provenance daemon start` writes it, is a file
+// in its data dir: synchronous writes, as to a file or a pipe to journald (Node writes stderr
+// synchronously to both on Linux).
 // Run by `npm run bench:daemon` (BENCH_DAEMON_ONLY=observability runs this part alone).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listeningUrl } from './bench-kit.js';
@@ -52,8 +55,12 @@ function processCpuMs(pid: number): number {
 
 async function startApp(config: (typeof CONFIGS)[number], body: Buffer): Promise<App> {
   const dir = mkdtempSync(join(tmpdir(), 'prov-bench-observe-'));
-  const child = spawn(process.execPath, ['scripts/run-ts.mjs', 'scripts/bench-observed-daemon.ts', dir, ...config.args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await listeningUrl(child);
+  const stderr = openSync(join(dir, 'stderr.log'), 'w');
+  const child = spawn(process.execPath, ['scripts/run-ts.mjs', 'scripts/bench-observed-daemon.ts', dir, ...config.args], { stdio: ['ignore', 'pipe', stderr] });
+  closeSync(stderr);
+  const url = await listeningUrl(child).catch((err: Error) => {
+    throw new Error(`${config.name}: ${err.message}\n${readFileSync(join(dir, 'stderr.log'), 'utf8').slice(-2000)}`);
+  });
   const { keys, token } = JSON.parse(readFileSync(join(dir, 'keys.json'), 'utf8')) as { keys: string[]; token: string };
   return {
     name: config.name,
@@ -79,7 +86,14 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-export async function observabilityCost(bytes: Uint8Array, options: { requests: number; rounds: number; warmup: number }): Promise<string[]> {
+/** The table for one file; per app (the order of CONFIGS) its median CPU per request and what it adds to both off, in ms. */
+export interface ObservabilityCost {
+  rows: string[];
+  msPerRequest: number[];
+  addedMs: number[];
+}
+
+export async function observabilityCost(bytes: Uint8Array, options: { label: string; requests: number; rounds: number; warmup: number }): Promise<ObservabilityCost> {
   const body = Buffer.from(JSON.stringify({ media: Buffer.from(bytes).toString('base64') }));
   const apps: App[] = [];
   try {
@@ -108,15 +122,20 @@ export async function observabilityCost(bytes: Uint8Array, options: { requests: 
   } finally {
     await Promise.all(apps.map((app) => app.stop()));
   }
-  const base = median(apps[0]!.cpuMsPerRequest);
+  // Each app against both off in the same round (rounds rotate the order, so neighbours in
+  // time): the median of those paired differences is steadier than a difference of medians.
+  const base = apps[0]!.cpuMsPerRequest;
   const rows = [
-    `| daemon CPU per inline detect (${bytes.length} B file, median of ${options.rounds} rounds of ${options.requests}, alternating) | ms per request | vs both off |`,
+    `| daemon CPU per inline detect of ${options.label} (${bytes.length.toLocaleString('en-US')} B; ${options.rounds} rounds of ${options.requests}, alternating) | ms per request, median (rounds) | vs both off, median of the rounds' differences |`,
     '|---|---|---|',
   ];
+  const added: number[] = [];
   for (const app of apps) {
     const ms = median(app.cpuMsPerRequest);
-    const delta = app === apps[0] ? '' : `${ms >= base ? '+' : ''}${((ms - base) * 1000).toFixed(0)} µs (${(((ms - base) / base) * 100).toFixed(1)} %)`;
-    rows.push(`| ${app.name} | ${ms.toFixed(3)} (rounds: ${app.cpuMsPerRequest.map((x) => x.toFixed(3)).join(', ')}) | ${delta} |`);
+    const diff = median(app.cpuMsPerRequest.map((x, round) => x - base[round]!));
+    added.push(app === apps[0] ? 0 : diff);
+    const delta = app === apps[0] ? '' : `${diff >= 0 ? '+' : ''}${(diff * 1000).toFixed(0)} µs (${((diff / median(base)) * 100).toFixed(1)} %)`;
+    rows.push(`| ${app.name} | ${ms.toFixed(3)} (${app.cpuMsPerRequest.map((x) => x.toFixed(3)).join(', ')}) | ${delta} |`);
   }
-  return rows;
+  return { rows, msPerRequest: apps.map((app) => median(app.cpuMsPerRequest)), addedMs: added };
 }

@@ -2,11 +2,11 @@
 // off: `node scripts/run-ts.mjs scripts/bench-observed-daemon.ts DATA_DIR metrics|no-metrics logs|no-logs`.
 // Built with buildApp (the CLI has no switch to turn metrics off), listening on 127.0.0.1 only,
 // with 100 keys on four custom accounts (written to DATA_DIR/keys.json) so the burst limit
-// (300 a minute per key) never answers. Logs, when on, go to /dev/null at level info: their
-// cost is making and writing each line, which /dev/null does not hide.
+// (300 a minute per key) never answers. Logs, when on, go to stderr at level info, as
+// `provenance daemon start` writes them (bench-observability.ts makes stderr a file).
 // Detection runs on the main thread (workers: 0): a bundled script does not find the built
 // worker, and the metrics' and logs' cost per request is the same either way.
-import { createWriteStream, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildApp, loggerOptions } from '../src/daemon/http/app.js';
 import { sha256Hex } from '../src/daemon/accounts/key-format.js';
@@ -20,7 +20,7 @@ const app = await buildApp({
   dataDir,
   workers: 0,
   metrics: metricsArg === 'metrics',
-  logger: logsArg === 'logs' ? loggerOptions(createWriteStream('/dev/null'), 'info') : false,
+  logger: logsArg === 'logs' ? loggerOptions(process.stderr, 'info') : false,
   adminTokenSha256: sha256Hex(token),
 });
 const keys: string[] = [];

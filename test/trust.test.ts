@@ -203,6 +203,16 @@ describe('the trust_anchors setting and loadTrustAnchors()', () => {
     expect(findAnchor(list, 'AA:AA:AA:AA:22')).toBe(list[1]);
     expect(() => findAnchor([], '1')).toThrow(/No trust anchors are stored/);
   });
+
+  it('findAnchor: a prefix of only decimal digits is a fingerprint from 8 digits on, an index below', () => {
+    // About 1 random fingerprint in 100 starts with 10 decimal digits; a CI run drew one.
+    const list = [{ fingerprint: '1234567890ab' }, { fingerprint: 'ffffffff00' }] as StoredAnchor[];
+    expect(findAnchor(list, '1234567890')).toBe(list[0]);
+    expect(findAnchor(list, '12345678')).toBe(list[0]);
+    expect(findAnchor(list, '2')).toBe(list[1]);
+    expect(() => findAnchor(list, '1234567')).toThrow(/no anchor number 1234567/);
+    expect(() => findAnchor(list, '87654321')).toThrow(/No stored trust anchor has the fingerprint 87654321/);
+  });
 });
 
 describe('the built CLI', () => {

@@ -200,10 +200,13 @@ export async function addAnchors(anchors: Anchor[], env: NodeJS.ProcessEnv = pro
 /**
  * The stored anchor a user means: a 1-based index as `trust list` shows it, or a SHA-256
  * fingerprint (hex, colons optional, any case), in full or as a unique prefix of 8+ digits.
+ * Seven digits or fewer is an index, eight or more a fingerprint prefix.
  */
 export function findAnchor(list: StoredAnchor[], target: string): StoredAnchor {
   const t = target.trim();
-  if (/^\d+$/.test(t)) {
+  // Up to 7 digits is an index; 8 or more is a fingerprint prefix, since a prefix of only
+  // decimal digits happens (about 1 fingerprint in 100 starts with 10 of them).
+  if (/^\d{1,7}$/.test(t)) {
     const i = Number(t);
     const found = list[i - 1];
     if (!found) {

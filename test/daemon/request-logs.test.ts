@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loggerOptions } from '../../src/daemon/http/app.js';
 import { sha256Hex } from '../../src/daemon/accounts/key-format.js';
 import { prettyLine } from '../../src/daemon/http/log-pretty.js';
-import { scrubLine, scrubText } from '../../src/daemon/http/log-scrub.js';
+import fc from 'fast-check';
+import { mayHoldSecret, SECRET_REPLACEMENTS, scrubLine, scrubText } from '../../src/daemon/http/log-scrub.js';
 import { tinyJpeg } from '../fixtures/make.js';
 import { b64 } from './helpers.js';
 import { csrfOf, openLink, requestLink, shownKey, signIn, webApp, type WebApp, type WebClient } from './signin-helpers.js';
@@ -189,6 +190,26 @@ describe('what never reaches a log line', () => {
     const line = JSON.stringify({ reqId: 'req_abcdefghij0123456789', msg: `x ${key} ${token}`, sha: sha256Hex('x') });
     const after = JSON.parse(scrubLine(line));
     expect(after).toEqual({ reqId: 'req_abcdefghij0123456789', msg: 'x prv_[redacted] [redacted]', sha: sha256Hex('x') });
+  });
+
+  it('the quick test before scrubbing never lets a line through that a pattern would change (property)', () => {
+    // Texts made of the pieces the patterns look for, cut and joined at random, beside plain text.
+    const piece = fc.oneof(
+      fc.constantFrom('prv_', 'PRV_', '://', 'smtp://u:p@h', '?token=', '&KEY=', '=', '@', ' ', '"', '-', '_', 'a', 'Z', '9'),
+      fc.string({ unit: fc.constantFrom('A', 'z', '0', '_', '-'), minLength: 40, maxLength: 46 }),
+      fc.string({ maxLength: 12 }),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = pieces.join('');
+        if (mayHoldSecret(text)) return;
+        for (const [pattern] of SECRET_REPLACEMENTS) expect(text.search(pattern), `${pattern} in ${JSON.stringify(text)}`).toBe(-1);
+      }),
+      { numRuns: 3000 },
+    );
+    // A request line as the daemon writes it holds none of them: it is passed through untouched.
+    const line = JSON.stringify({ level: 30, time: 1764110000000, pid: 12345, hostname: 'node-svc', reqId: 'req_AbCdEfGhIjKlMnOpQrSt', route: '/v1/detect', method: 'POST', status: 200, duration_ms: 0.43, account_id: 'acct_0123456789abcdef01234567', bytes_in: 913, bytes_out: 612, msg: 'request completed' });
+    expect(mayHoldSecret(line)).toBe(false);
   });
 
   it('pretty lines say the same as the JSON ones, on one line', () => {

@@ -6,11 +6,12 @@
 // `unmatched`), a method outside the standard set is `OTHER`, error types, check ids, results and
 // store operations are checked against the daemon's own fixed lists. No account, key, e-mail
 // address, upload id or URL can become a label, so a client cannot grow the series without end.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_TYPES } from '../contract/api-types.js';
 import { ApiError } from '../contract/errors.js';
 import { adminTokenMatcher } from './admin-auth.js';
+import { CounterCells, HistogramCells, type HistogramCell } from './metric-cells.js';
 import { DETECTOR_IDS } from '../../types.js';
 import type { Services } from './context.js';
 import type { Store } from '../store/store.js';
@@ -58,10 +59,19 @@ function detectSource(request: FastifyRequest): DetectSource | undefined {
   return undefined;
 }
 
-/** Counting never fails or holds up a request: a defect in it loses a count, not the answer. */
-function guarded(count: () => void): void {
+/**
+ * Counting never fails or holds up a request: a defect in it loses a count, not the answer.
+ * Called with the method and its arguments rather than a closure: nothing allocated per hook.
+ */
+function guarded(
+  metrics: DaemonMetrics,
+  count: (this: DaemonMetrics, request: FastifyRequest, reply: FastifyReply, payload: unknown) => void,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+): void {
   try {
-    count();
+    count.call(metrics, request, reply, payload);
   } catch {
     // Nothing to do: the answer goes on.
   }
@@ -69,49 +79,51 @@ function guarded(count: () => void): void {
 
 export class DaemonMetrics implements StoreTimer {
   readonly registry = new Registry();
-  private readonly requests: Counter<'method' | 'route' | 'status'>;
-  private readonly errors: Counter<'route' | 'type'>;
-  private readonly detectSeconds: Histogram<'source'>;
-  private readonly detections: Counter<'check' | 'result'>;
-  private readonly storeSeconds: Histogram<'store' | 'operation'>;
-  private readonly storeErrors: Counter<'store' | 'operation'>;
+  private readonly requests: CounterCells<'method' | 'route' | 'status'>;
+  private readonly errors: CounterCells<'route' | 'type'>;
+  private readonly detectSeconds: HistogramCells<'source'>;
+  private readonly detections: CounterCells<'check' | 'result'>;
+  private readonly storeSeconds: HistogramCells<'store' | 'operation'>;
+  private readonly storeErrors: CounterCells<'store' | 'operation'>;
+  /** Each store operation's timing series, found once (operations are a fixed list). */
+  private readonly storeCells = new Map<StoreOperation, HistogramCell>();
 
   constructor(readonly storeKind: StoreKind) {
     const registers = [this.registry];
     processMetrics();
-    this.requests = new Counter({
+    this.requests = new CounterCells({
       name: `${PREFIX}http_requests_total`,
       help: 'Requests answered, by method, route pattern (unmatched: no route) and status code.',
       labelNames: ['method', 'route', 'status'],
       registers,
     });
-    this.errors = new Counter({
+    this.errors = new CounterCells({
       name: `${PREFIX}http_errors_total`,
       help: 'Error answers by route pattern and the error type of their body (quota_exceeded, rate_limited, upload_limit_exceeded, storage_full, server_busy, ...).',
       labelNames: ['route', 'type'],
       registers,
     });
-    this.detectSeconds = new Histogram({
+    this.detectSeconds = new HistogramCells({
       name: `${PREFIX}detect_duration_seconds`,
       help: 'POST /v1/detect answered 200, from request to answer, by where the media came from (inline, multipart, upload, url).',
       labelNames: ['source'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers,
     });
-    this.detections = new Counter({
+    this.detections = new CounterCells({
       name: `${PREFIX}detections_total`,
       help: 'Check results in 200 detect answers, by check id and result (found, not_found, unavailable).',
       labelNames: ['check', 'result'],
       registers,
     });
-    this.storeSeconds = new Histogram({
+    this.storeSeconds = new HistogramCells({
       name: `${PREFIX}store_operation_duration_seconds`,
       help: 'Store calls by store (file, postgres) and operation (the Store method), failed ones included.',
       labelNames: ['store', 'operation'],
       buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
-    this.storeErrors = new Counter({
+    this.storeErrors = new CounterCells({
       name: `${PREFIX}store_operation_errors_total`,
       help: 'Store calls that failed (threw), by store and operation.',
       labelNames: ['store', 'operation'],
@@ -120,9 +132,13 @@ export class DaemonMetrics implements StoreTimer {
   }
 
   observeStore(operation: StoreOperation, seconds: number, failed: boolean): void {
-    const labels = { store: this.storeKind, operation };
-    this.storeSeconds.observe(labels, seconds);
-    if (failed) this.storeErrors.inc(labels);
+    let cell = this.storeCells.get(operation);
+    if (!cell) {
+      cell = this.storeSeconds.cell(operation, () => ({ store: this.storeKind, operation }));
+      this.storeCells.set(operation, cell);
+    }
+    cell.observe(seconds);
+    if (failed) this.storeErrors.cell(operation, () => ({ store: this.storeKind, operation })).value += 1;
   }
 
   /**
@@ -188,15 +204,15 @@ export class DaemonMetrics implements StoreTimer {
     // Callback-style hooks: no promise per hook per request (the cost is measured by
     // `npm run bench:daemon`, docs/PERFORMANCE.md).
     app.addHook('preSerialization', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void) => {
-      guarded(() => this.countDetections(request, reply, payload));
+      guarded(this, this.countDetections, request, reply, payload);
       done(null, payload);
     });
     app.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void) => {
-      guarded(() => this.countError(request, reply, payload));
+      guarded(this, this.countError, request, reply, payload);
       done(null, payload);
     });
     app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-      guarded(() => this.countAnswer(request, reply));
+      guarded(this, this.countAnswer, request, reply, undefined);
       done();
     });
   }
@@ -208,7 +224,7 @@ export class DaemonMetrics implements StoreTimer {
         for (const match of matches) {
           const check = typeof match.check === 'string' && DETECTORS.has(match.check) ? match.check : 'other';
           const result = typeof match.result === 'string' && RESULTS.has(match.result) ? match.result : 'other';
-          this.detections.inc({ check, result });
+          this.detections.cell(`${check} ${result}`, () => ({ check, result })).value += 1;
         }
       }
     }
@@ -218,16 +234,22 @@ export class DaemonMetrics implements StoreTimer {
     if (reply.statusCode >= 400 && typeof payload === 'string') {
       const type = ERROR_TYPE_AT_START.exec(payload)?.[1];
       // Error pages (HTML) have no type; they are counted by status in http_requests_total.
-      if (type !== undefined) this.errors.inc({ route: routeOf(request), type: ERRORS.has(type) ? type : 'other' });
+      if (type !== undefined) {
+        const route = routeOf(request);
+        const known = ERRORS.has(type) ? type : 'other';
+        this.errors.cell(`${route} ${known}`, () => ({ route, type: known })).value += 1;
+      }
     }
   }
 
   private countAnswer(request: FastifyRequest, reply: FastifyReply): void {
     const route = routeOf(request);
-    this.requests.inc({ method: METHODS.has(request.method) ? request.method : 'OTHER', route, status: String(reply.statusCode) });
-    if (route === '/v1/detect' && reply.statusCode === 200) {
+    const method = METHODS.has(request.method) ? request.method : 'OTHER';
+    const status = reply.statusCode;
+    this.requests.cell(`${method} ${route} ${status}`, () => ({ method, route, status: String(status) })).value += 1;
+    if (route === '/v1/detect' && status === 200) {
       const source = detectSource(request);
-      if (source) this.detectSeconds.observe({ source }, reply.elapsedTime / 1000);
+      if (source) this.detectSeconds.cell(source, () => ({ source })).observe(reply.elapsedTime / 1000);
     }
   }
 

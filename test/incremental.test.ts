@@ -204,7 +204,11 @@ describe('a rescan', () => {
     const cache = newCache();
     const folder = join(dir, 'racy');
     mkdirSync(folder);
-    writeFileSync(join(folder, 'fresh.png'), tinyPng({ seed: 31 })); // modified just now
+    writeFileSync(join(folder, 'fresh.png'), tinyPng({ seed: 31 }));
+    // Modified "now" as the scans will see it, however late the CLI starts on a loaded machine:
+    // a minute ahead (a time at or after the scan's start minus 2 s is racy, the future included).
+    const soon = new Date(Date.now() + 60_000);
+    utimesSync(join(folder, 'fresh.png'), soon, soon);
     writeOld(join(folder, 'old.png'), tinyPng({ seed: 32 }));
     await scan(cache, ['--incremental', folder]);
     const again = await scan(cache, ['--incremental', folder]);

@@ -79,7 +79,7 @@ describe('one JSON line per request', () => {
     const detectorsBody = Buffer.from(await detectors.arrayBuffer());
     const detect = await fetch(`${t.base}/v1/detect`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
     const detectBody = Buffer.from(await detect.arrayBuffer());
-    const refused = await fetch(`${t.base}/v1/detect`, { method: 'POST', headers: { authorization: `Bearer ${key.slice(0, -1)}x`, 'content-type': 'application/json' }, body: '{}' });
+    const refused = await fetch(`${t.base}/v1/detect`, { method: 'POST', headers: { authorization: `Bearer ${key.slice(0, -1)}${key.endsWith('x') ? 'y' : 'x'}`, 'content-type': 'application/json' }, body: '{}' });
     await refused.arrayBuffer();
     // A key in a query string and in a path: neither is logged (no route pattern holds them).
     const queried = await fetch(`${t.base}/v1/detectors?key=${key}`);

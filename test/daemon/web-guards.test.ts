@@ -252,6 +252,17 @@ describe('sessions', () => {
     expect(sessions.takeFlash(b)).toBeUndefined();
   });
 
+  it('a stale flash is not shown even before a sweep has dropped it', async () => {
+    const sessions = new Sessions(store, clock);
+    const { token } = await sessions.create('acct_a');
+    sessions.setFlash(token, { notice: 'just in time' });
+    clock.advance(10 * 60_000 - 1);
+    expect(sessions.takeFlash(token)).toMatchObject({ notice: 'just in time' });
+    sessions.setFlash(token, { notice: 'too late' });
+    clock.advance(10 * 60_000);
+    expect(sessions.takeFlash(token)).toBeUndefined();
+  });
+
   it('a daemon clock set back in time does not keep a flash forever, nor drop a fresh one', async () => {
     // A daemon whose clock is a day behind the wall clock: flashes follow its clock.
     clock.set('2020-01-01T00:00:00Z');

@@ -14,6 +14,11 @@ const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 /** A flash not shown within this time is dropped (the key it held is then simply lost); by the daemon's clock. */
 const FLASH_TTL_MS = 10 * 60 * 1000;
 
+/** A flash set FLASH_TTL_MS or longer ago (by the daemon's clock). */
+function isStale(flash: { at: number }, nowMs: number): boolean {
+  return flash.at <= nowMs - FLASH_TTL_MS;
+}
+
 export interface Flash {
   newKey?: NewKey;
   notice?: string;
@@ -63,7 +68,7 @@ export class Sessions {
   async sweep(): Promise<boolean> {
     const nowMs = this.now().getTime();
     const changed = (await this.store.deleteExpiredSessions(nowMs)) > 0;
-    for (const [hash, flash] of this.flashes) if (flash.at <= nowMs - FLASH_TTL_MS) this.flashes.delete(hash);
+    for (const [hash, flash] of this.flashes) if (isStale(flash, nowMs)) this.flashes.delete(hash);
     return changed;
   }
 
@@ -71,11 +76,11 @@ export class Sessions {
     this.flashes.set(sha256Hex(token), { ...flash, at: this.now().getTime() });
   }
 
-  /** The session's flash, removed: it is shown once. */
+  /** The session's flash, removed: it is shown once, and not at all once stale (sweep() may not have run yet). */
   takeFlash(token: string): Flash | undefined {
     const hash = sha256Hex(token);
     const flash = this.flashes.get(hash);
     this.flashes.delete(hash);
-    return flash;
+    return flash && !isStale(flash, this.now().getTime()) ? flash : undefined;
   }
 }

@@ -1,7 +1,10 @@
 // The pool's batching, per-task time limit and crash handling, driven with real worker threads
 // running scripted stand-ins for the detect worker (test/helpers/workers/).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DetectPool, PoolTaskError } from '../src/engine/pool.js';
+import { DetectPool, PoolTaskError, respawnDelayMs } from '../src/engine/pool.js';
 
 const worker = (name: string) => new URL(`./helpers/workers/${name}.mjs`, import.meta.url);
 const pools: DetectPool[] = [];
@@ -86,6 +89,30 @@ describe('DetectPool when a worker dies', () => {
   it('fails the tasks of a worker that cannot start instead of starting it forever', async () => {
     const results = await settle(pool({ size: 2, script: 'broken' }), ['ok:a', 'ok:b', 'ok:c']);
     for (const r of results) expect(r).toMatchObject({ error: { type: 'internal_error', message: expect.stringMatching(/the worker failed: this worker cannot start/) } });
+  });
+
+  it('replaces a worker that dies as it loads after a growing wait, not in a tight loop', async () => {
+    expect([0, 1, 2, 3, 9, 10, 1000].map(respawnDelayMs)).toEqual([0, 100, 200, 400, 25_600, 30_000, 30_000]);
+    const dir = mkdtempSync(join(tmpdir(), 'prov-pool-starts-'));
+    const starts = join(dir, 'starts');
+    process.env.PROV_TEST_WORKER_STARTS = starts;
+    try {
+      const p = pool({ script: 'broken-counting' });
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await p.close();
+      // Started at once, again at once, then after 100, 200 and 400 ms (the next after 800):
+      // five starts in 1.5 s, fewer on a slow machine. Replaced at once each time, as before,
+      // it was started 25 times in 1.5 s on this machine.
+      const count = readFileSync(starts, 'utf8').length;
+      expect(count).toBeGreaterThanOrEqual(3);
+      expect(count).toBeLessThanOrEqual(7);
+      // Closed: no replacement waiting starts after.
+      await new Promise((resolve) => setTimeout(resolve, 900));
+      expect(readFileSync(starts, 'utf8').length).toBe(count);
+    } finally {
+      delete process.env.PROV_TEST_WORKER_STARTS;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('replaces a worker that takes tasks but starts none, and fails them after two tries', async () => {

@@ -69,6 +69,15 @@ const BATCHES_PER_WORKER = 2;
 const BATCH_TARGET_MS = 20;
 /** A task that was running when its worker crashed, twice, fails instead of running a third time. */
 const MAX_ATTEMPTS = 2;
+/**
+ * How long the replacement of a worker that died before it loaded waits, after `failures` such
+ * deaths in a row: at once after the first, then 100 ms doubling up to 30 s. Such a worker (a
+ * broken install, a native module that does not load) dies again at once, and replacing it at
+ * once would spin a core on thread starts for as long as the daemon runs.
+ */
+export function respawnDelayMs(failures: number): number {
+  return failures <= 0 ? 0 : Math.min(30_000, 100 * 2 ** Math.min(failures - 1, 20));
+}
 
 /**
  * The built worker entry, dist/detect-worker.js, found from the bundle that runs this code
@@ -145,6 +154,10 @@ export class DetectPool {
   private watchdog?: NodeJS.Timeout;
   /** Recent time per task, from batch round trips (moving average); undefined before any. */
   private msPerTask?: number;
+  /** Workers that died before they loaded, in a row (any worker loading resets it). */
+  private loadFailures = 0;
+  /** Replacements waiting out respawnDelayMs; cleared by close(). */
+  private readonly respawns = new Set<NodeJS.Timeout>();
 
   constructor(options: PoolOptions) {
     this.taskTimeoutMs = options.taskTimeoutMs ?? 120_000;
@@ -206,6 +219,8 @@ export class DetectPool {
   async close(): Promise<void> {
     this.closed = true;
     this.stopWatchdog();
+    for (const timer of this.respawns) clearTimeout(timer);
+    this.respawns.clear();
     const stopped = (p: Pending) =>
       p.reject(new PoolTaskError({ type: 'cancelled', message: `${p.task.source}: not checked, the run was stopped.` }, false));
     for (const pending of this.queue.splice(0)) stopped(pending);
@@ -218,8 +233,10 @@ export class DetectPool {
     const worker = new Worker(this.workerUrl, { workerData: { progress: shared, collectWhenIdle: this.collectWhenIdle } });
     const slot: Slot = { worker, inFlight: new Map(), batches: 0, progress: new BigInt64Array(shared), sentMs: [], answeredMs: progressClock(), ready: false };
     worker.on('message', (message: WorkerReply[] | typeof WORKER_READY) => {
-      if (message === WORKER_READY) slot.ready = true;
-      else this.finish(slot, message);
+      if (message === WORKER_READY) {
+        slot.ready = true;
+        this.loadFailures = 0;
+      } else this.finish(slot, message);
     });
     worker.on('error', (err) => this.lose(slot, `the worker failed: ${err.message}`));
     worker.on('exit', (code) => {
@@ -333,7 +350,21 @@ export class DetectPool {
     if (index === -1 || this.closed) return;
     slot.worker.removeAllListeners();
     void slot.worker.terminate();
-    this.slots[index] = this.spawn();
+    const delay = slot.ready ? 0 : respawnDelayMs(this.loadFailures++);
+    if (delay === 0) {
+      this.slots[index] = this.spawn();
+      return;
+    }
+    // The dead slot stays in place, full, so nothing is sent to it while its replacement waits.
+    slot.batches = Number.POSITIVE_INFINITY;
+    const timer = setTimeout(() => {
+      this.respawns.delete(timer);
+      if (this.closed) return;
+      this.slots[index] = this.spawn();
+      this.dispatch();
+    }, delay);
+    timer.unref();
+    this.respawns.add(timer);
   }
 
   /**

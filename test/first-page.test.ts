@@ -104,6 +104,13 @@ describe('errors in the words the rest of the CLI uses', () => {
     expect(line.error.message.length).toBeLessThan(300);
     expect(line.error.message).toMatch(/^\/.{119}….{60}: the path is longer than the system allows \(\d+ bytes\)\.$/);
     expect(line.error.message).not.toContain('ENAMETOOLONG');
+    // The readable report heads the file with the path shortened the same way (the JSON source
+    // above keeps it whole: a pipeline needs the file's identity): no line of 5 KB.
+    const readable = await runCli(['check', long]);
+    expect(readable.code).toBe(1);
+    const lines = readable.stdout.split('\n');
+    expect(lines[0]).toBe(`${long.slice(0, 120)}…${long.slice(-60)}`);
+    for (const text of lines) expect(text.length).toBeLessThan(300);
   });
 
   it('a file of exactly 2 GiB is file_too_large, and the message says so (a sparse file, no disk used)', async () => {

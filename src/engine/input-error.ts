@@ -29,7 +29,7 @@ function linkTarget(path: string | Buffer): string | Buffer | undefined {
   }
 }
 
-/** A path of a few hundred characters at most, for a message: its start and its end. */
+/** A path of a few hundred characters at most, for a message or a readable report's heading: its start and its end. */
 export function shortened(path: string): string {
   return path.length <= 200 ? path : `${path.slice(0, 120)}…${path.slice(-60)}`;
 }

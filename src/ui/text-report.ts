@@ -3,6 +3,7 @@
 // from, signer, signing time, app or device, actions, ingredients, validation in plain words.
 import { aiSignal, c2paDetails, sourceTypeTerm, type C2paDetails, type IngredientNode } from '../detectors/c2pa-manifest.js';
 import { CATALOGUE } from '../detectors/catalogue.js';
+import { shortened as shortPath } from '../engine/input-error.js';
 import type { Hints } from '../media/xmp-hints.js';
 import type { DetectionResult, ErrorInfo, Match } from '../types.js';
 import type { ScanStats } from './scan-stats.js';
@@ -255,7 +256,7 @@ export function hintLines(hints: Hints | undefined, s: Style): string[] {
 
 export function formatResult(source: string, result: DetectionResult, s: Style, options: ReportOptions = {}): string {
   const lines = [
-    s.bold(printable(source)),
+    s.bold(printable(shortPath(source))),
     `  ${s.dim(printable(`${result.media.type} · ${formatBytes(result.media.bytes)} · sha256 ${result.media.sha256}`))}`,
   ];
   // Planned detectors share one line. Their status comes from the catalogue, not from the words
@@ -272,7 +273,7 @@ export function formatResult(source: string, result: DetectionResult, s: Style, 
 }
 
 export function formatError(source: string, error: ErrorInfo, s: Style): string {
-  return `${s.bold(printable(source))}\n  ${s.red('could not be read')}: ${printable(error.message)} (${printable(error.type)})\n\n`;
+  return `${s.bold(printable(shortPath(source)))}\n  ${s.red('could not be read')}: ${printable(error.message)} (${printable(error.type)})\n\n`;
 }
 
 /** The closing summary line of a readable report, and the caveat. */

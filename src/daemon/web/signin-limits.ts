@@ -2,6 +2,7 @@
 // mail in bulk: per address, mails sent (default 5 per 15 minutes: 20 requests for one address
 // in a minute send 5 mails); per client IP, requests made (default 30 per 15 minutes). Kept in
 // memory, like the burst limit: a restart forgets them, which bounds nothing for long.
+import { parseV6 } from '../media/url-guard.js';
 
 export interface WindowLimit {
   limit: number;
@@ -91,7 +92,7 @@ export function clientKey(ip: string): string {
   if (zone >= 0) address = address.slice(0, zone);
   if (address.startsWith('[') && address.endsWith(']')) address = address.slice(1, -1);
   if (!address.includes(':')) return address;
-  const groups = ipv6Groups(address);
+  const groups = parseV6(address);
   if (!groups) return address;
   if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
     return [groups[6]! >> 8, groups[6]! & 255, groups[7]! >> 8, groups[7]! & 255].join('.');
@@ -99,26 +100,3 @@ export function clientKey(ip: string): string {
   return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
 }
 
-/** The eight 16-bit groups of an IPv6 address (a trailing dotted IPv4 is two), or undefined. */
-function ipv6Groups(address: string): number[] | undefined {
-  let text = address;
-  const tail: number[] = [];
-  const dotted = /(?:^|:)(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
-  if (dotted) {
-    const bytes = dotted.slice(1, 5).map(Number);
-    if (bytes.some((b) => b > 255)) return undefined;
-    tail.push((bytes[0]! << 8) | bytes[1]!, (bytes[2]! << 8) | bytes[3]!);
-    text = text.slice(0, text.length - dotted[0].length + (dotted[0].startsWith(':') ? 1 : 0));
-    if (text.endsWith(':') && !text.endsWith('::')) text = text.slice(0, -1);
-  }
-  const halves = text.split('::');
-  if (halves.length > 2) return undefined;
-  const parse = (part: string) => (part === '' ? [] : part.split(':'));
-  const head = parse(halves[0]!);
-  const rest = halves.length === 2 ? parse(halves[1]!) : [];
-  if ([...head, ...rest].some((g) => !/^[0-9a-f]{1,4}$/.test(g))) return undefined;
-  const known = head.length + rest.length + tail.length;
-  if (halves.length === 1 ? known !== 8 : known > 7) return undefined;
-  const zeros = halves.length === 2 ? 8 - known : 0;
-  return [...head.map((g) => parseInt(g, 16)), ...Array<number>(zeros).fill(0), ...rest.map((g) => parseInt(g, 16)), ...tail];
-}

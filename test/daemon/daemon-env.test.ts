@@ -4,7 +4,7 @@
 // value takes only 1/0/true/false, and no password reaches the output.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN } from './process.js';
+import { BIN, spawnDaemon } from './process.js';
 import { tempDir } from './helpers.js';
 import { envNameOf, effectiveConfiguration, maskPassword } from '../../src/commands/daemon-env.js';
 import { Option } from 'commander';
@@ -18,41 +18,20 @@ interface Started {
 }
 
 /** Runs `daemon start` with exactly these arguments and variables; resolves once it listens and has logged its configuration. */
-function start(args: string[], env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, [BIN, 'daemon', 'start', ...args], {
-    env: { ...process.env, NO_COLOR: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (err += d));
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 20 s: ${out} ${err}`)), 20_000);
-    const poll = setInterval(() => {
-      const url = /listening on (http:\/\/\S+)\n/.exec(out)?.[1];
-      const line = err.split('\n').find((l) => l.includes('"msg":"configuration"'));
-      if (!url || !line) return;
-      clearInterval(poll);
-      clearTimeout(timer);
-      resolve({
-        child,
-        url,
-        config: JSON.parse(line).config,
-        stderr: () => err,
-        async stop() {
-          child.kill('SIGTERM');
-          await exited;
-        },
-      });
-    }, 20);
-    void exited.then((code) => {
-      clearInterval(poll);
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code} before listening: ${out} ${err}`));
-    });
-  });
+async function start(args: string[], env: Record<string, string>): Promise<Started> {
+  // Only whole lines (those followed by a newline): a line still being written is not JSON yet.
+  const configLine = (err: string) => err.split('\n').slice(0, -1).find((l) => l.includes('"msg":"configuration"'));
+  const daemon = await spawnDaemon(args, env, (_out, err) => configLine(err) !== undefined);
+  return {
+    child: daemon.child,
+    url: daemon.url,
+    config: JSON.parse(configLine(daemon.stderr())!).config,
+    stderr: daemon.stderr,
+    async stop() {
+      daemon.child.kill('SIGTERM');
+      await daemon.exited;
+    },
+  };
 }
 
 /** `daemon start` expected to refuse at once: its exit code and output. */

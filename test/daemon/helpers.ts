@@ -6,9 +6,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { inject } from 'vitest';
+import { afterEach, beforeEach, inject } from 'vitest';
 import { createTestSchema, sql } from '../helpers/postgres.js';
 import { buildApp, type AppOptions } from '../../src/daemon/http/app.js';
+import { openStore } from '../../src/daemon/store/file-store.js';
+import type { Store } from '../../src/daemon/store/store.js';
 
 export interface TestClock {
   (): Date;
@@ -41,6 +43,24 @@ export function storeDiskText(dataDir: string): string {
 export function tempDir(prefix = 'prov-daemon-'): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A fresh embedded store (in a temporary folder, not durable) and a test clock for each test of
+ * the calling file or describe block, handed to `use`; closed and removed after each test.
+ */
+export function withScratchStore(use: (store: Store, clock: TestClock) => void, iso = '2026-11-15T12:00:00Z'): void {
+  let dir: ReturnType<typeof tempDir> | undefined;
+  let store: Store | undefined;
+  beforeEach(async () => {
+    dir = tempDir();
+    store = await openStore(dir.dir, { durable: false });
+    use(store, testClock(iso));
+  });
+  afterEach(async () => {
+    await store?.close();
+    dir?.cleanup();
+  });
 }
 
 export interface TestApp {

@@ -1,12 +1,11 @@
 // One-time sign-in links (issue 26), pinned one by one on a real embedded store: the record an
 // issue stores (hashed, 15 minutes), each outcome of peek and consume and the edges between
 // them, malformed tokens never looked up, and the sweep a day after expiry (and its answer).
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/daemon/accounts/key-format.js';
 import { SIGNIN_LINK_TTL_MS, SigninLinks } from '../../src/daemon/web/signin-links.js';
-import { openStore } from '../../src/daemon/store/file-store.js';
 import type { Store } from '../../src/daemon/store/store.js';
-import { tempDir, testClock, type TestClock } from './helpers.js';
+import { withScratchStore, type TestClock } from './helpers.js';
 
 /** A well-formed token holding every edge of every range: A Z a z 0 9 _ -. */
 const EDGES = 'AZaz09_-AZaz09_-AZaz09_-AZaz09_-AZaz09_-abc';
@@ -24,17 +23,11 @@ const MALFORMED = [
   'short',
 ];
 
-let dir: ReturnType<typeof tempDir>;
 let store: Store;
 let clock: TestClock;
-beforeEach(async () => {
-  dir = tempDir();
-  store = await openStore(dir.dir, { durable: false });
-  clock = testClock('2026-11-15T12:00:00Z');
-});
-afterEach(async () => {
-  await store.close();
-  dir.cleanup();
+withScratchStore((s, c) => {
+  store = s;
+  clock = c;
 });
 
 /** A link record stored under the hash of `token`, whatever its form (as if the store held one). */

@@ -9,9 +9,8 @@ import { sha256Hex } from '../../src/daemon/accounts/key-format.js';
 import { CSRF_COOKIE, isCsrfSecret, newCsrfSecret, sameToken, sessionCsrfToken } from '../../src/daemon/web/csrf.js';
 import { SESSION_COOKIE, SESSION_TTL_MS, Sessions } from '../../src/daemon/web/sessions.js';
 import { DEFAULT_SIGNIN_LIMITS, SigninLimits, SlidingWindow, clientKey } from '../../src/daemon/web/signin-limits.js';
-import { openStore } from '../../src/daemon/store/file-store.js';
 import type { Store } from '../../src/daemon/store/store.js';
-import { tempDir, testClock, type TestClock } from './helpers.js';
+import { withScratchStore, type TestClock } from './helpers.js';
 import { csrfOf, webApp, type WebApp } from './signin-helpers.js';
 
 /** A well-formed token (43 base64url characters) holding every edge of every range: A Z a z 0 9 _ -. */
@@ -125,17 +124,11 @@ describe('csrf and session cookies over HTTP', () => {
 });
 
 describe('sessions', () => {
-  let dir: ReturnType<typeof tempDir>;
   let store: Store;
   let clock: TestClock;
-  beforeEach(async () => {
-    dir = tempDir();
-    store = await openStore(dir.dir, { durable: false });
-    clock = testClock('2026-11-15T12:00:00Z');
-  });
-  afterEach(async () => {
-    await store.close();
-    dir.cleanup();
+  withScratchStore((s, c) => {
+    store = s;
+    clock = c;
   });
 
   /** A session stored under the hash of `token`, whatever its form (as if the store held one). */

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { tinyJpeg } from '../fixtures/make.js';
 import { createTestSchema } from '../helpers/postgres.js';
-import { Relay } from '../helpers/tcp-relay.js';
+import { relayTo, type Relay } from '../helpers/tcp-relay.js';
 import { b64, expectError, http, listen, makeApp, type HttpResult, type TestApp } from '../daemon/helpers.js';
 
 const form = (bytes: Uint8Array) => {
@@ -29,13 +29,9 @@ let key: string;
 
 beforeAll(async () => {
   schema = await createTestSchema(inject('pgDatabaseUrl'));
-  const direct = new URL(schema.url);
-  relay = new Relay({ host: direct.hostname, port: Number(direct.port || 5432) });
-  await relay.open();
-  const viaRelay = new URL(schema.url);
-  viaRelay.hostname = '127.0.0.1';
-  viaRelay.port = String(relay.port);
-  t = await makeApp({ storeUrl: viaRelay.toString() });
+  const relayed = await relayTo(schema.url);
+  relay = relayed.relay;
+  t = await makeApp({ storeUrl: relayed.url });
   base = await listen(t.app);
   ({ key } = await t.account('down@example.test', 'custom', 1000));
 });

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { PG_TIMEOUTS_MS } from '../../src/daemon/store/pg-store.js';
 import { createTestSchema } from '../helpers/postgres.js';
-import { Relay } from '../helpers/tcp-relay.js';
+import { relayTo, type Relay } from '../helpers/tcp-relay.js';
 import { makeApp, type TestApp } from '../daemon/helpers.js';
 
 let relay: Relay;
@@ -16,13 +16,9 @@ let t: TestApp;
 
 beforeAll(async () => {
   schema = await createTestSchema(inject('pgDatabaseUrl'));
-  const direct = new URL(schema.url);
-  relay = new Relay({ host: direct.hostname, port: Number(direct.port || 5432) });
-  await relay.open();
-  const viaRelay = new URL(schema.url);
-  viaRelay.hostname = '127.0.0.1';
-  viaRelay.port = String(relay.port);
-  t = await makeApp({ storeUrl: viaRelay.toString() });
+  const relayed = await relayTo(schema.url);
+  relay = relayed.relay;
+  t = await makeApp({ storeUrl: relayed.url });
 });
 
 afterAll(async () => {

@@ -256,6 +256,17 @@ describe('sessions', () => {
     expect(sessions.takeFlash(token)).toBeUndefined();
   });
 
+  it('a sweep frees the memory of flashes never shown once they are stale, not before', async () => {
+    const sessions = new Sessions(store, clock);
+    for (let i = 0; i < 3; i++) sessions.setFlash((await sessions.create(`acct_${i}`)).token, { notice: 'never shown' });
+    clock.advance(10 * 60_000 - 1);
+    await sessions.sweep();
+    expect(sessions.heldFlashes).toBe(3);
+    clock.advance(1);
+    await sessions.sweep();
+    expect(sessions.heldFlashes).toBe(0);
+  });
+
   it('a daemon clock set back in time does not keep a flash forever, nor drop a fresh one', async () => {
     // A daemon whose clock is a day behind the wall clock: flashes follow its clock.
     clock.set('2020-01-01T00:00:00Z');
@@ -442,7 +453,7 @@ describe('clientKey (the per-client limit counts an IPv6 client by its /64)', ()
     ['1:2:3:4:5:6:1.2.3.4', '1:2:3:4::/64'],
     ['1:2:3:4:5:6:255.255.255.255', '1:2:3:4::/64'],
     ['::1.2.3.4', '0:0:0:0::/64'],
-    // Not an address: kept as it is (after trimming, lower-casing, dropping a zone).
+    // Not an address: kept as it is (after trimming and lower-casing).
     ['[2001:db8::1', '[2001:db8::1'],
     ['2001:db8::1]', '2001:db8::1]'],
     ['not:an:ip', 'not:an:ip'],

@@ -72,6 +72,11 @@ export class Sessions {
     return changed;
   }
 
+  /** Flashes held in memory now: sweep() dropping stale ones is what bounds them. */
+  get heldFlashes(): number {
+    return this.flashes.size;
+  }
+
   setFlash(token: string, flash: Flash): void {
     this.flashes.set(sha256Hex(token), { ...flash, at: this.now().getTime() });
   }

@@ -87,11 +87,8 @@ export class SigninLimits {
  * and could otherwise take a fresh address for every request. Anything else is kept as it is.
  */
 export function clientKey(ip: string): string {
-  let address = ip.trim().toLowerCase();
-  const zone = address.indexOf('%');
-  if (zone >= 0) address = address.slice(0, zone);
-  if (address.startsWith('[') && address.endsWith(']')) address = address.slice(1, -1);
-  if (!address.includes(':')) return address;
+  const address = ip.trim().toLowerCase();
+  // parseV6 takes the address in brackets or with a zone (`fe80::1%eth0`) as well.
   const groups = parseV6(address);
   if (!groups) return address;
   if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {

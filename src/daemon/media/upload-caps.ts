@@ -11,7 +11,7 @@
 import { ApiError } from '../contract/errors.js';
 import { formatByteSize } from '../contract/byte-size.js';
 import type { Clock } from '../contract/time.js';
-import type { LiveUploads, Store, StoredUpload } from '../store/store.js';
+import { exceedsUploadCaps, type LiveUploads, type Store, type StoredUpload } from '../store/store.js';
 
 export interface UploadCapsOptions {
   /** Live uploads an account may keep (default UPLOADS_PER_ACCOUNT). */
@@ -44,7 +44,7 @@ export class UploadCaps {
     if (bytes !== undefined) this.refuseAlwaysTooLarge(bytes);
     const nowMs = this.now().getTime();
     const live = await this.store.liveUploads(accountId, nowMs);
-    if (live.count + 1 > this.maxCount || live.bytes + (bytes ?? 1) > this.maxBytes) throw this.refusal(live, bytes, nowMs);
+    if (exceedsUploadCaps(live, bytes ?? 1, this)) throw this.refusal(live, bytes, nowMs);
   }
 
   /** Records an upload within the caps, counted and added atomically by the store; 429 when past them. */

@@ -49,6 +49,7 @@ import {
   type TokenUse,
   type UploadAdmission,
   type UploadCaps,
+  exceedsUploadCaps,
 } from './store.js';
 
 export { StoreCorruptError };
@@ -322,7 +323,7 @@ export class FileStore implements Store {
     // Counted and added in one synchronous step (no await): no other request runs in between.
     if (caps) {
       const live = this.live(upload.account, caps.nowMs);
-      if (live.count + 1 > caps.maxCount || live.bytes + upload.bytes > caps.maxBytes) return { stored: false, live };
+      if (exceedsUploadCaps(live, upload.bytes, caps)) return { stored: false, live };
     }
     this.record({ o: 'upload', upload });
     this.uploadsOf(upload.account).add(upload.id);

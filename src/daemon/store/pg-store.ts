@@ -32,6 +32,7 @@ import {
   type TokenUse,
   type UploadAdmission,
   type UploadCaps,
+  exceedsUploadCaps,
 } from './store.js';
 
 /**
@@ -457,7 +458,7 @@ export class PgStore implements Store {
     return this.transaction(async (client): Promise<UploadAdmission> => {
       await client.query("SELECT pg_advisory_xact_lock(hashtext('provenance_uploads:' || $1))", [upload.account]);
       const live = toLiveUploads((await client.query(LIVE_UPLOADS_SQL, [upload.account, ms(caps.nowMs)])).rows[0]!);
-      if (live.count + 1 > caps.maxCount || live.bytes + upload.bytes > caps.maxBytes) return { stored: false, live };
+      if (exceedsUploadCaps(live, upload.bytes, caps)) return { stored: false, live };
       await client.query(insert, values);
       return { stored: true };
     });

@@ -48,6 +48,11 @@ export interface UploadCaps {
   nowMs: number;
 }
 
+/** Whether one more upload of `bytes` would take an account with these live uploads past the caps. */
+export function exceedsUploadCaps(live: LiveUploads, bytes: number, caps: Pick<UploadCaps, 'maxCount' | 'maxBytes'>): boolean {
+  return live.count + 1 > caps.maxCount || live.bytes + bytes > caps.maxBytes;
+}
+
 /** What `insertUpload` did: stored, or refused with the account's live uploads as they stood. */
 export type UploadAdmission = { stored: true } | { stored: false; live: LiveUploads };
 

@@ -181,10 +181,17 @@ export class Uploads {
     await rm(partial, { force: true });
   }
 
-  /** The upload's bytes, if `id` is a live upload of this account; else undefined. */
-  async read(id: string, accountId: string): Promise<Uint8Array | undefined> {
+  /**
+   * The record of `id` if it is a live upload of this account; else undefined. Its size lets a
+   * caller take the media budget before `readBytes` brings the file into memory.
+   */
+  async find(id: string, accountId: string): Promise<StoredUpload | undefined> {
     const upload = await this.store.uploadById(id);
-    if (!upload || upload.account !== accountId || this.expired(upload)) return undefined;
+    return !upload || upload.account !== accountId || this.expired(upload) ? undefined : upload;
+  }
+
+  /** The bytes of an upload `find` returned; undefined if they are gone (swept since). */
+  readBytes(upload: StoredUpload): Promise<Uint8Array | undefined> {
     return this.store.readUploadBytes(upload);
   }
 

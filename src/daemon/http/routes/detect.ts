@@ -115,13 +115,13 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
       case 'oversize':
         throw new ApiError('media_too_large', tooLargeMessage(INLINE_MAX_BYTES, 'media'), source.param);
       case 'upload': {
+        const missing = () => new ApiError('not_found', `No upload ${source.id.slice(0, 64)} for this account; uploads expire after a day.`, 'upload');
+        const record = await services.uploads.find(source.id, request.auth!.account.id);
+        if (!record) throw missing();
         // Its size from its record, so the budget is taken before the file is read into memory.
-        const record = await store.uploadById(source.id);
-        if (record && record.account === request.auth!.account.id) request.mediaHold = await holdMedia(request, record.bytes);
-        const bytes = await services.uploads.read(source.id, request.auth!.account.id);
-        if (!bytes) {
-          throw new ApiError('not_found', `No upload ${source.id.slice(0, 64)} for this account; uploads expire after a day.`, 'upload');
-        }
+        request.mediaHold = await holdMedia(request, record.bytes);
+        const bytes = await services.uploads.readBytes(record);
+        if (!bytes) throw missing();
         // New uploads are never empty (POST /v1/uploads refuses zero bytes); this covers a file
         // emptied on disk since. A 400 from the load step: the reservation is given back below.
         if (bytes.length === 0) throw new ApiError('invalid_request', `The upload ${source.id.slice(0, 64)} is empty (zero bytes).`, 'upload');

@@ -10,10 +10,11 @@
 // synchronously to both on Linux).
 // Run by `npm run bench:daemon` (BENCH_DAEMON_ONLY=observability runs this part alone).
 import { spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listeningUrl } from './bench-kit.js';
+import { listeningUrl, median } from './bench-kit.js';
+import { processCpuMs } from './proc-stats.js';
 import { runLoad, type LoadRequest } from './http-load.js';
 
 interface App {
@@ -33,25 +34,6 @@ const CONFIGS = [
   { name: 'metrics off, logs on', args: ['no-metrics', 'logs'] },
   { name: 'metrics on, logs on', args: ['metrics', 'logs'] },
 ] as const;
-
-/**
- * CPU time of a whole process, every thread, in ms, from the scheduler's nanosecond counts
- * (/proc/PID/task/TID/schedstat): /proc/PID/stat counts in ticks of 10 ms, too coarse for a
- * difference of a few percent of a fraction of a millisecond. A thread that ended between two
- * readings drops out of the sum, so the apps start no threads during a round (main-thread
- * detection, no workers).
- */
-function processCpuMs(pid: number): number {
-  let ns = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // The thread ended while the list was read.
-    }
-  }
-  return ns / 1e6;
-}
 
 async function startApp(config: (typeof CONFIGS)[number], body: Buffer): Promise<App> {
   const dir = mkdtempSync(join(tmpdir(), 'prov-bench-observe-'));
@@ -80,11 +62,6 @@ async function startApp(config: (typeof CONFIGS)[number], body: Buffer): Promise
       }),
   };
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 /** The table for one file; per app (the order of CONFIGS) its median CPU per request and what it adds to both off, in ms. */
 export interface ObservabilityCost {

@@ -26,7 +26,7 @@ import { build } from 'esbuild';
 import { shellQuote, terminalCommand } from '../test/helpers/terminal.js';
 import { sha256Ms } from './machine-speed.js';
 import { concat, tinyJpeg, tinyPng } from '../test/fixtures/make.js';
-import { listFiles } from './bench-kit.js';
+import { listFiles, median } from './bench-kit.js';
 import { buildScanFolder } from './bench-folders.js';
 import { cameraSources, makeCameraFolder } from '../test/helpers/camera-folder.js';
 
@@ -143,12 +143,6 @@ interface Round {
   cameraFull?: Timed;
   cameraHosted?: Timed;
   cameraDecodeSplit?: Timed;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** Bundles a floor script once (scripts/bench-floor.ts, ...), so its wall time holds no build step. */

@@ -5,8 +5,10 @@
 // reading is the reference's number; further readings recover what the reference misses on the
 // corpus (see judgePixels). Thresholds and confidences are measured on
 // ../shared/corpus/ai (test/invisible-watermark-corpus.test.ts checks them on every file).
-import { blockGrid, matchingBits, readBlockBits, readBlockBitsBeforeUpsampling, voteBits } from '../media/dwt-dct.js';
+import { blockBitsFromSums, blockGrid, matchingBits, unsmoothedBitsFromSums, voteBits } from '../media/dwt-dct.js';
+import { cellSums, type CellSums } from '../media/dwt-dct-cells.js';
 import { bestAlignment, readAllPhases, type PhaseReading } from '../media/dwt-dct-crop.js';
+import { exifOrientation } from '../media/exif-orientation.js';
 import { orientPixels } from '../media/orientation.js';
 import { pictureSize } from '../media/picture-size.js';
 import { decodePixels, PixelDecodeError, readPixelHeader, type RawPixels } from '../media/pixels.js';
@@ -139,8 +141,32 @@ function judgePixels(pixels: RawPixels, lossy: boolean): Outcome {
   return outcome;
 }
 
+/** A picture's readings, each computed on first use from the cell sums of one pass over its
+ * pixels (dwt-dct-cells.ts): an unmarked picture needs them all, a marked one often only the
+ * reference's. Each equals the reading of dwt-dct.ts of the same name, bit for bit. */
+class Readings {
+  #sums: CellSums | undefined;
+  #reference: Uint8Array | undefined;
+  #swapped: Uint8Array | undefined;
+  #unsmoothed: Uint8Array | undefined;
+  constructor(readonly pixels: RawPixels) {}
+  get #cells(): CellSums {
+    return (this.#sums ??= cellSums(this.pixels));
+  }
+  reference(): Uint8Array {
+    return (this.#reference ??= blockBitsFromSums(this.pixels, 'bgr', this.#cells.bgr, this.#cells.cellsWide));
+  }
+  swapped(): Uint8Array {
+    return (this.#swapped ??= blockBitsFromSums(this.pixels, 'rgb', this.#cells.rgb, this.#cells.cellsWide));
+  }
+  unsmoothed(): Uint8Array {
+    return (this.#unsmoothed ??= unsmoothedBitsFromSums(this.pixels, this.#cells.bgr));
+  }
+}
+
 function readMark(pixels: RawPixels, lossy: boolean): Candidate | undefined {
-  const reference = readBlockBits(pixels, 'bgr');
+  const readings = new Readings(pixels);
+  const reference = readings.reference();
   const referenceFlat = isFlat(reference);
   if (!referenceFlat) {
     const bytes = bytePayload(reference);
@@ -154,7 +180,7 @@ function readMark(pixels: RawPixels, lossy: boolean): Candidate | undefined {
   // Before the inverted and swapped readings: smoothing by a lossy decoder can leave most bits
   // inverted too, and the note should name the cause that is undone.
   if (lossy) {
-    const unsmoothed = readBlockBitsBeforeUpsampling(pixels, 'bgr');
+    const unsmoothed = readings.unsmoothed();
     if (!isFlat(unsmoothed)) {
       const found = bytePayload(unsmoothed, UNSMOOTHED_NOTE) ?? sdxlExtra(unsmoothed, false, UNSMOOTHED_NOTE);
       if (found) return found;
@@ -164,7 +190,7 @@ function readMark(pixels: RawPixels, lossy: boolean): Candidate | undefined {
     const inverted = sdxlExtra(reference, true, INVERTED_NOTE);
     if (inverted) return inverted;
   }
-  const swapped = readBlockBits(pixels, 'rgb');
+  const swapped = readings.swapped();
   if (!isFlat(swapped)) {
     const found = sdxlExtra(swapped, false, SWAPPED_NOTE) ?? sdxlExtra(swapped, true, `${SWAPPED_NOTE} ${INVERTED_NOTE}`);
     if (found) return found;
@@ -261,9 +287,15 @@ async function run(media: Media): Promise<Outcome> {
     const quick = pictureSize(media.bytes, media.type);
     const quickNote = quick && sizeNote(quick.width, quick.height);
     if (quickNote) return sizeRefusal(quick, quickNote);
-    const header = await readPixelHeader(media.bytes);
-    const note = sizeNote(header.width, header.height);
-    if (note) return sizeRefusal(header, note);
+    // The size and orientation from the header bytes when they are plain (WebP's orientation is
+    // never used: see uprightPixels), else from libvips' reading of the header.
+    const orientation = media.type === 'image/webp' ? 1 : exifOrientation(media.bytes, media.type);
+    let header = quick && orientation !== undefined ? { ...quick, orientation } : undefined;
+    if (!header) {
+      header = await readPixelHeader(media.bytes);
+      const note = sizeNote(header.width, header.height);
+      if (note) return sizeRefusal(header, note);
+    }
     const pixels = await uprightPixels(media, header.orientation);
     const { wide, high } = blockGrid(pixels.width, pixels.height);
     const lossy = media.type !== 'image/png';

@@ -13,7 +13,10 @@
 
 /**
  * Estimated Haar LL coefficients (2 x the stored chroma, in U units) for every 2x2 cell of a
- * `cellsWide*2` x `cellsHigh*2` U plane, row-major, `cellsWide` per row.
+ * `cellsWide*2` x `cellsHigh*2` U plane, row-major, `cellsWide` per row. Given a band of a
+ * plane's rows, the column solve treats the band's first and last rows as the picture's edges,
+ * which errs only near them (the filter's inverse decays by a factor of about 6 per cell), so a
+ * caller reading part of a picture keeps a margin of cells around what it reads.
  */
 export function llBeforeUpsampling(plane: ArrayLike<number>, cellsWide: number, cellsHigh: number): Float64Array {
   const planeWidth = cellsWide * 2;
@@ -27,12 +30,15 @@ export function llBeforeUpsampling(plane: ArrayLike<number>, cellsWide: number, 
       ll[o] = (plane[top + p]! + plane[top + p + 1]! + plane[bottom + p]! + plane[bottom + p + 1]!) / 2;
     }
   }
-  const longest = Math.max(cellsWide, cellsHigh);
-  const scratchC = new Float64Array(longest);
-  const scratchD = new Float64Array(longest);
-  for (let y = 0; y < cellsHigh; y++) unsmooth(ll, cellsWide, 1, y * cellsWide, scratchC, scratchD);
-  for (let x = 0; x < cellsWide; x++) unsmooth(ll, cellsHigh, cellsWide, x, scratchC, scratchD);
+  unsmoothCells(ll, cellsWide, cellsHigh);
   return ll;
+}
+
+/** Undoes the decoder's upsampling, in place, on `cellsHigh` rows of `cellsWide` LL values. */
+export function unsmoothCells(ll: Float64Array, cellsWide: number, cellsHigh: number): void {
+  const across = thomas(cellsWide);
+  for (let y = 0; y < cellsHigh; y++) unsmoothRow(ll, y * cellsWide, cellsWide, across);
+  unsmoothColumns(ll, cellsWide, cellsHigh, thomas(cellsHigh));
 }
 
 const SIDE = 1 / 8;
@@ -40,17 +46,50 @@ const CENTRE = 3 / 4;
 /** At either end the decoder repeats the edge sample: (7/8, 1/8). */
 const EDGE = CENTRE + SIDE;
 
-/** Solves, in place, the tridiagonal system (SIDE, CENTRE, SIDE) for the `n` values at
- * `offset + i * stride` (the Thomas algorithm; the matrix is diagonally dominant, so stable). */
-function unsmooth(values: Float64Array, n: number, stride: number, offset: number, c: Float64Array, d: Float64Array): void {
-  if (n < 2) return;
+/** The Thomas algorithm's coefficients for the tridiagonal system (SIDE, CENTRE, SIDE) of `n`
+ * values (the matrix is diagonally dominant, so the solve is stable). They depend on `n` alone,
+ * so every row (or column) of one length shares them. */
+interface Thomas {
+  n: number;
+  /** The super-diagonal after elimination, and each row's pivot. */
+  c: Float64Array;
+  denominator: Float64Array;
+}
+
+function thomas(n: number): Thomas {
+  const c = new Float64Array(n);
+  const denominator = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const diagonal = i === 0 || i === n - 1 ? EDGE : CENTRE;
-    const below = i === 0 ? 0 : SIDE;
-    const denominator = diagonal - (i === 0 ? 0 : below * c[i - 1]!);
-    c[i] = (i === n - 1 ? 0 : SIDE) / denominator;
-    d[i] = (values[offset + i * stride]! - (i === 0 ? 0 : below * d[i - 1]!)) / denominator;
+    denominator[i] = diagonal - (i === 0 ? 0 : SIDE * c[i - 1]!);
+    c[i] = (i === n - 1 ? 0 : SIDE) / denominator[i]!;
   }
-  values[offset + (n - 1) * stride] = d[n - 1]!;
-  for (let i = n - 2; i >= 0; i--) values[offset + i * stride] = d[i]! - c[i]! * values[offset + (i + 1) * stride]!;
+  return { n, c, denominator };
+}
+
+/** Solves, in place, one row of `n` values from `offset` on. */
+function unsmoothRow(values: Float64Array, offset: number, n: number, { c, denominator }: Thomas): void {
+  if (n < 2) return;
+  values[offset] = values[offset]! / denominator[0]!;
+  for (let i = 1; i < n; i++) values[offset + i] = (values[offset + i]! - SIDE * values[offset + i - 1]!) / denominator[i]!;
+  for (let i = n - 2; i >= 0; i--) values[offset + i] = values[offset + i]! - c[i]! * values[offset + i + 1]!;
+}
+
+/** Solves every column at once, row after row (the same operations as one column at a time, in
+ * an order that walks memory forwards). */
+function unsmoothColumns(values: Float64Array, wide: number, n: number, { c, denominator }: Thomas): void {
+  if (n < 2) return;
+  for (let x = 0; x < wide; x++) values[x] = values[x]! / denominator[0]!;
+  for (let i = 1; i < n; i++) {
+    const row = i * wide;
+    const above = row - wide;
+    const d = denominator[i]!;
+    for (let x = 0; x < wide; x++) values[row + x] = (values[row + x]! - SIDE * values[above + x]!) / d;
+  }
+  for (let i = n - 2; i >= 0; i--) {
+    const row = i * wide;
+    const below = row + wide;
+    const k = c[i]!;
+    for (let x = 0; x < wide; x++) values[row + x] = values[row + x]! - k * values[below + x]!;
+  }
 }

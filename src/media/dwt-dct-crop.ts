@@ -34,15 +34,7 @@ export function readAllPhases(pixels: RawPixels): PhaseReading[] {
     for (let parityX = 0; parityX < 2; parityX++) {
       const cellsWide = (width - parityX) >> 1;
       const cellsHigh = (height - parityY) >> 1;
-      const sums = new Uint16Array(cellsWide * cellsHigh);
-      for (let cy = 0; cy < cellsHigh; cy++) {
-        const top = (parityY + 2 * cy) * width + parityX;
-        const bottom = top + width;
-        for (let cx = 0, o = cy * cellsWide; cx < cellsWide; cx++, o++) {
-          const x = 2 * cx;
-          sums[o] = plane[top + x]! + plane[top + x + 1]! + plane[bottom + x]! + plane[bottom + x + 1]!;
-        }
-      }
+      const sums = paritySums(plane, width, parityX, parityY, cellsWide, cellsHigh);
       // Each block's largest sum but the first: the max of 3 cells on its top row and of 4 on
       // the three rows below. Row-wise window maxima, computed once, serve all 16 phases.
       const max3 = windowMax(sums, cellsWide, cellsHigh, 1);
@@ -55,6 +47,21 @@ export function readAllPhases(pixels: RawPixels): PhaseReading[] {
     }
   }
   return readings.sort((a, b) => a.lattice - b.lattice);
+}
+
+/** The 2x2 sums of the U plane's cells starting at (parityX, parityY). A function of its own, so
+ * that V8 optimises this loop on its own rather than inside readAllPhases' single long call. */
+function paritySums(plane: Uint8Array, width: number, parityX: number, parityY: number, cellsWide: number, cellsHigh: number): Uint16Array {
+  const sums = new Uint16Array(cellsWide * cellsHigh);
+  for (let cy = 0; cy < cellsHigh; cy++) {
+    const top = (parityY + 2 * cy) * width + parityX;
+    const bottom = top + width;
+    for (let cx = 0, o = cy * cellsWide; cx < cellsWide; cx++, o++) {
+      const x = 2 * cx;
+      sums[o] = plane[top + x]! + plane[top + x + 1]! + plane[bottom + x]! + plane[bottom + x + 1]!;
+    }
+  }
+  return sums;
 }
 
 // cos(2 pi LL / 18) = cos(2 pi sum / 36) for each sum mod 36, tabulated.
@@ -120,18 +127,50 @@ export function bestAlignment(reading: PhaseReading, message: Uint8Array, origin
   const decided = new Uint8Array(L);
   let best: Alignment | undefined;
   const seen = new Set<number>();
+  // Rows wider than the message: their 1 votes counted once by bx mod L (and how many blocks of
+  // a row fall in each residue), so that each original width costs high x L, not high x wide.
+  let rowOnes: Uint32Array | undefined;
+  const columnVotes = new Uint32Array(L);
+  if (wide > L) {
+    rowOnes = new Uint32Array(high * L);
+    for (let by = 0, n = 0; by < high; by++) {
+      const row = by * L;
+      for (let bx = 0, j = 0; bx < wide; bx++, n++) {
+        rowOnes[row + j]! += bits[n]!;
+        if (++j === L) j = 0;
+      }
+    }
+    for (let bx = 0, j = 0; bx < wide; bx++) {
+      columnVotes[j]!++;
+      if (++j === L) j = 0;
+    }
+  }
   for (const originalWide of originalWides) {
     // A crop is no wider than its original; and only the width mod L changes the bits.
     if (originalWide < wide || seen.has(originalWide % L)) continue;
     seen.add(originalWide % L);
     ones.fill(0);
     votes.fill(0);
-    for (let by = 0, n = 0; by < high; by++) {
-      let k = (by * originalWide) % L;
-      for (let bx = 0; bx < wide; bx++, n++) {
-        ones[k]! += bits[n]!;
-        votes[k]!++;
-        if (++k === L) k = 0;
+    if (rowOnes) {
+      // Block (bx, by) is in class (by * originalWide + bx) mod L: each row's counts by bx mod L,
+      // turned by the row's first class.
+      for (let by = 0; by < high; by++) {
+        let k = (by * originalWide) % L;
+        const row = by * L;
+        for (let j = 0; j < L; j++) {
+          ones[k]! += rowOnes[row + j]!;
+          votes[k]! += columnVotes[j]!;
+          if (++k === L) k = 0;
+        }
+      }
+    } else {
+      for (let by = 0, n = 0; by < high; by++) {
+        let k = (by * originalWide) % L;
+        for (let bx = 0; bx < wide; bx++, n++) {
+          ones[k]! += bits[n]!;
+          votes[k]!++;
+          if (++k === L) k = 0;
+        }
       }
     }
     for (let k = 0; k < L; k++) decided[k] = votes[k]! > 0 && (ones[k]! / votes[k]!) * 255 > 127 ? 1 : 0;

@@ -9,7 +9,8 @@
 //      equal ones numpy's argmax picks);
 //   4. block n votes for bit n mod L; a bit is 1 when mean(votes) * 255 > 127.
 // Only the blocks are computed: LL rows and columns past the last whole block are never read.
-import { llBeforeUpsampling } from './chroma-upsampling.js';
+import { llBeforeUpsampling, unsmoothCells } from './chroma-upsampling.js';
+import { cellSums } from './dwt-dct-cells.js';
 import { opencvUPlane, type EncoderChannelOrder } from './opencv-yuv.js';
 import type { RawPixels } from './pixels.js';
 
@@ -83,12 +84,89 @@ function readBlockRow(ll: Float64Array, firstRow: number, llWidth: number, wide:
   return n;
 }
 
-/** The block bits of a decoded picture, read as the encoder in `order` wrote them. */
+/** The block bits of a decoded picture, read as the encoder in `order` wrote them: the bits of
+ * blockBits(opencvUPlane(pixels)), from the cell sums (dwt-dct-cells.ts) by blockBitsFromSums. */
 export function readBlockBits(pixels: RawPixels, order: EncoderChannelOrder = 'bgr'): Uint8Array {
+  const sums = cellSums(pixels);
+  return blockBitsFromSums(pixels, order, sums[order], sums.cellsWide);
+}
+
+/**
+ * The reference's block bits from the 2x2 sums of a picture's U plane (dwt-dct-cells.ts), `stride`
+ * cells a row from the top-left: the same bit per block as blockBits(opencvUPlane(pixels)), with
+ * integers only. A Haar LL coefficient is HAAR^2 x (the 2x2 sum of U), which is the sum / 2 up to
+ * a few ulps, so the sums order the coefficients as the doubles do, and |LL| mod 36 > 18 is
+ * sum mod 72 > 36, except where the largest sum is a multiple of 36 (LL a whole multiple of 18):
+ * there the ulps decide, and that block's coefficients are computed in doubles exactly as pywt
+ * does (exactBit). On an unmarked picture about 1 block in 36 takes that path.
+ */
+export function blockBitsFromSums(pixels: RawPixels, order: EncoderChannelOrder, sums: Uint16Array, stride: number): Uint8Array {
   const { wide, high } = blockGrid(pixels.width, pixels.height);
-  const planeWidth = wide * 8;
-  const plane = opencvUPlane(pixels, planeWidth, high * 8, order);
-  return blockBits(plane, planeWidth, wide, high);
+  const out = new Uint8Array(wide * high);
+  for (let by = 0, n = 0; by < high; by++) {
+    const base = by * DWT_DCT_BLOCK * stride;
+    for (let bx = 0; bx < wide; bx++) {
+      const c = base + bx * DWT_DCT_BLOCK;
+      let best = sums[c + 1]!;
+      if (sums[c + 2]! > best) best = sums[c + 2]!;
+      if (sums[c + 3]! > best) best = sums[c + 3]!;
+      for (let r = 1; r < DWT_DCT_BLOCK; r++) {
+        const row = c + r * stride;
+        if (sums[row]! > best) best = sums[row]!;
+        if (sums[row + 1]! > best) best = sums[row + 1]!;
+        if (sums[row + 2]! > best) best = sums[row + 2]!;
+        if (sums[row + 3]! > best) best = sums[row + 3]!;
+      }
+      const rest = best % 72;
+      out[n++] = rest === 0 || rest === 36 ? exactBit(pixels, order, bx, by, sums.subarray(base), stride, best) : rest > 36 ? 1 : 0;
+    }
+  }
+  return out;
+}
+
+/**
+ * Our unsmoothed reading (readBlockBitsBeforeUpsampling) from the 2x2 sums of the U plane of the
+ * whole picture's cells (`pixels.width >> 1` a row): the same coefficients, the same bits.
+ */
+export function unsmoothedBitsFromSums(pixels: RawPixels, sums: Uint16Array): Uint8Array {
+  const { wide, high } = blockGrid(pixels.width, pixels.height);
+  const cellsWide = pixels.width >> 1;
+  const cellsHigh = pixels.height >> 1;
+  const ll = new Float64Array(cellsWide * cellsHigh);
+  for (let i = 0; i < ll.length; i++) ll[i] = sums[i]! / 2;
+  unsmoothCells(ll, cellsWide, cellsHigh);
+  const out = new Uint8Array(wide * high);
+  for (let by = 0, n = 0; by < high; by++) n = readBlockRow(ll, by * DWT_DCT_BLOCK, cellsWide, wide, out, n);
+  return out;
+}
+
+/** The U value opencv-yuv.ts gives the pixel at `p` (a sample offset). */
+function uAt(data: Uint8Array, p: number, blue: number, red: number): number {
+  const b = data[p + blue]!;
+  const y = (b * 1868 + data[p + 1]! * 9617 + data[p + red]! * 4899 + 8192) >> 14;
+  return ((b - y) * 8061 + 2105344) >> 14;
+}
+
+/** A block whose largest 2x2 sum is a multiple of 36: the largest of its coefficients with that
+ * sum, in pywt's doubles (blockBits' expression, term for term), decides. */
+export function exactBit(pixels: RawPixels, order: EncoderChannelOrder, bx: number, by: number, cells: Uint16Array, cellsWide: number, sum: number): number {
+  const { width, channels, data } = pixels;
+  const blue = order === 'bgr' ? 2 : 0;
+  const red = 2 - blue;
+  let best = -1;
+  for (let i = 1; i < DWT_DCT_BLOCK * DWT_DCT_BLOCK; i++) {
+    const r = i >> 2;
+    const k = i & 3;
+    if (cells[r * cellsWide + bx * DWT_DCT_BLOCK + k] !== sum) continue;
+    const x = (bx * DWT_DCT_BLOCK + k) * 2;
+    const top = ((by * 8 + r * 2) * width + x) * channels;
+    const bottom = top + width * channels;
+    const left = HAAR * uAt(data, bottom, blue, red) + HAAR * uAt(data, top, blue, red);
+    const right = HAAR * uAt(data, bottom + channels, blue, red) + HAAR * uAt(data, top + channels, blue, red);
+    const ll = HAAR * right + HAAR * left;
+    if (ll > best) best = ll;
+  }
+  return best % DWT_DCT_SCALE > DWT_DCT_SCALE / 2 ? 1 : 0;
 }
 
 /**

@@ -27,9 +27,14 @@ let sharpLoading: Promise<SharpFactory> | undefined;
 /** sharp, imported on first use. */
 export function loadSharp(): Promise<SharpFactory> {
   sharpLoading ??= import('sharp').then((mod) => {
-    const factory = (mod.default ?? mod) as unknown as SharpFactory & { cache(o: boolean): void };
+    const factory = (mod.default ?? mod) as unknown as SharpFactory & { cache(o: boolean): void; concurrency(n: number): number };
     // libvips' operation cache keeps recent images alive for reuse; we never decode one twice.
     factory.cache(false);
+    // One libvips thread per decode: the pictures read here are decoded whole into memory, which
+    // libjpeg, libpng and libwebp do on one thread anyway, and a scan already runs a decode per
+    // core in its worker pool; libvips' default (a thread per core per decode) only adds threads
+    // that compete with the pool's.
+    factory.concurrency(1);
     return factory;
   });
   return sharpLoading;

@@ -13,32 +13,55 @@
 
 /**
  * Estimated Haar LL coefficients (2 x the stored chroma, in U units) for every 2x2 cell of a
- * `cellsWide*2` x `cellsHigh*2` U plane, row-major, `cellsWide` per row. Given a band of a
- * plane's rows, the column solve treats the band's first and last rows as the picture's edges,
- * which errs only near them (the filter's inverse decays by a factor of about 6 per cell), so a
- * caller reading part of a picture keeps a margin of cells around what it reads.
+ * `cellsWide*2` x `cellsHigh*2` U plane, row-major, `cellsWide` per row.
  */
 export function llBeforeUpsampling(plane: ArrayLike<number>, cellsWide: number, cellsHigh: number): Float64Array {
   const planeWidth = cellsWide * 2;
-  const ll = new Float64Array(cellsWide * cellsHigh);
+  // Doubles: a plane made by a filter (the tests') holds fractions.
+  const sums = new Float64Array(cellsWide * cellsHigh);
   for (let y = 0; y < cellsHigh; y++) {
     const top = 2 * y * planeWidth;
     const bottom = top + planeWidth;
     for (let x = 0, o = y * cellsWide; x < cellsWide; x++, o++) {
       const p = 2 * x;
-      // The LL coefficient is the 2x2 sum / 2; kept in that scale throughout (the filter is linear).
-      ll[o] = (plane[top + p]! + plane[top + p + 1]! + plane[bottom + p]! + plane[bottom + p + 1]!) / 2;
+      sums[o] = plane[top + p]! + plane[top + p + 1]! + plane[bottom + p]! + plane[bottom + p + 1]!;
     }
   }
-  unsmoothCells(ll, cellsWide, cellsHigh);
-  return ll;
+  return llFromSums(sums, cellsWide, cellsHigh);
 }
 
-/** Undoes the decoder's upsampling, in place, on `cellsHigh` rows of `cellsWide` LL values. */
-export function unsmoothCells(ll: Float64Array, cellsWide: number, cellsHigh: number): void {
+/**
+ * The same from the 2x2 sums of the plane (dwt-dct-cells.ts): the LL coefficient is the sum / 2,
+ * kept in that scale throughout (the filter is linear). One pass down the rows turns each row's
+ * sums into coefficients, solves the row, and eliminates it from the column system; one pass
+ * back up finishes the columns: the picture's cells are walked twice, in memory order.
+ */
+export function llFromSums(sums: ArrayLike<number>, cellsWide: number, cellsHigh: number): Float64Array {
+  const ll = new Float64Array(cellsWide * cellsHigh);
   const across = thomas(cellsWide);
-  for (let y = 0; y < cellsHigh; y++) unsmoothRow(ll, y * cellsWide, cellsWide, across);
-  unsmoothColumns(ll, cellsWide, cellsHigh, thomas(cellsHigh));
+  const down = thomas(cellsHigh);
+  for (let y = 0; y < cellsHigh; y++) {
+    const row = y * cellsWide;
+    for (let x = 0; x < cellsWide; x++) ll[row + x] = sums[row + x]! / 2;
+    unsmoothRow(ll, row, cellsWide, across);
+    // The column systems' forward elimination, for this row.
+    const inverse = down.inverse[y]!;
+    if (y === 0 || cellsHigh < 2) {
+      if (cellsHigh >= 2) for (let x = 0; x < cellsWide; x++) ll[x] = ll[x]! * inverse;
+      continue;
+    }
+    const above = row - cellsWide;
+    for (let x = 0; x < cellsWide; x++) ll[row + x] = (ll[row + x]! - SIDE * ll[above + x]!) * inverse;
+  }
+  if (cellsHigh >= 2) {
+    for (let y = cellsHigh - 2; y >= 0; y--) {
+      const row = y * cellsWide;
+      const below = row + cellsWide;
+      const k = down.c[y]!;
+      for (let x = 0; x < cellsWide; x++) ll[row + x] = ll[row + x]! - k * ll[below + x]!;
+    }
+  }
+  return ll;
 }
 
 const SIDE = 1 / 8;
@@ -48,48 +71,30 @@ const EDGE = CENTRE + SIDE;
 
 /** The Thomas algorithm's coefficients for the tridiagonal system (SIDE, CENTRE, SIDE) of `n`
  * values (the matrix is diagonally dominant, so the solve is stable). They depend on `n` alone,
- * so every row (or column) of one length shares them. */
+ * so every row (or column) of one length shares them; each pivot is kept as its reciprocal, a
+ * multiplication in the loops where a division costs several times more. */
 interface Thomas {
-  n: number;
-  /** The super-diagonal after elimination, and each row's pivot. */
+  /** The super-diagonal after elimination, and each row's pivot, inverted. */
   c: Float64Array;
-  denominator: Float64Array;
+  inverse: Float64Array;
 }
 
 function thomas(n: number): Thomas {
   const c = new Float64Array(n);
-  const denominator = new Float64Array(n);
+  const inverse = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const diagonal = i === 0 || i === n - 1 ? EDGE : CENTRE;
-    denominator[i] = diagonal - (i === 0 ? 0 : SIDE * c[i - 1]!);
-    c[i] = (i === n - 1 ? 0 : SIDE) / denominator[i]!;
+    const pivot = diagonal - (i === 0 ? 0 : SIDE * c[i - 1]!);
+    inverse[i] = 1 / pivot;
+    c[i] = (i === n - 1 ? 0 : SIDE) / pivot;
   }
-  return { n, c, denominator };
+  return { c, inverse };
 }
 
 /** Solves, in place, one row of `n` values from `offset` on. */
-function unsmoothRow(values: Float64Array, offset: number, n: number, { c, denominator }: Thomas): void {
+function unsmoothRow(values: Float64Array, offset: number, n: number, { c, inverse }: Thomas): void {
   if (n < 2) return;
-  values[offset] = values[offset]! / denominator[0]!;
-  for (let i = 1; i < n; i++) values[offset + i] = (values[offset + i]! - SIDE * values[offset + i - 1]!) / denominator[i]!;
+  values[offset] = values[offset]! * inverse[0]!;
+  for (let i = 1; i < n; i++) values[offset + i] = (values[offset + i]! - SIDE * values[offset + i - 1]!) * inverse[i]!;
   for (let i = n - 2; i >= 0; i--) values[offset + i] = values[offset + i]! - c[i]! * values[offset + i + 1]!;
-}
-
-/** Solves every column at once, row after row (the same operations as one column at a time, in
- * an order that walks memory forwards). */
-function unsmoothColumns(values: Float64Array, wide: number, n: number, { c, denominator }: Thomas): void {
-  if (n < 2) return;
-  for (let x = 0; x < wide; x++) values[x] = values[x]! / denominator[0]!;
-  for (let i = 1; i < n; i++) {
-    const row = i * wide;
-    const above = row - wide;
-    const d = denominator[i]!;
-    for (let x = 0; x < wide; x++) values[row + x] = (values[row + x]! - SIDE * values[above + x]!) / d;
-  }
-  for (let i = n - 2; i >= 0; i--) {
-    const row = i * wide;
-    const below = row + wide;
-    const k = c[i]!;
-    for (let x = 0; x < wide; x++) values[row + x] = values[row + x]! - k * values[below + x]!;
-  }
 }

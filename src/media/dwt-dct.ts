@@ -9,7 +9,7 @@
 //      equal ones numpy's argmax picks);
 //   4. block n votes for bit n mod L; a bit is 1 when mean(votes) * 255 > 127.
 // Only the blocks are computed: LL rows and columns past the last whole block are never read.
-import { llBeforeUpsampling, unsmoothCells } from './chroma-upsampling.js';
+import { llBeforeUpsampling, llFromSums } from './chroma-upsampling.js';
 import { cellSums } from './dwt-dct-cells.js';
 import { opencvUPlane, type EncoderChannelOrder } from './opencv-yuv.js';
 import type { RawPixels } from './pixels.js';
@@ -132,9 +132,7 @@ export function unsmoothedBitsFromSums(pixels: RawPixels, sums: Uint16Array): Ui
   const { wide, high } = blockGrid(pixels.width, pixels.height);
   const cellsWide = pixels.width >> 1;
   const cellsHigh = pixels.height >> 1;
-  const ll = new Float64Array(cellsWide * cellsHigh);
-  for (let i = 0; i < ll.length; i++) ll[i] = sums[i]! / 2;
-  unsmoothCells(ll, cellsWide, cellsHigh);
+  const ll = llFromSums(sums, cellsWide, cellsHigh);
   const out = new Uint8Array(wide * high);
   for (let by = 0, n = 0; by < high; by++) n = readBlockRow(ll, by * DWT_DCT_BLOCK, cellsWide, wide, out, n);
   return out;

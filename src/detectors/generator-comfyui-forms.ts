@@ -1,0 +1,71 @@
+// The other places ComfyUI's API graph is written, each read from the code that writes it, and the
+// rule for files that carry a graph beside an AUTOMATIC1111-style text.
+//
+// EXIF UserComment holding JSON (JPEG and WebP):
+// - kaanyalova/ComfyUI_ExtendedImageFormats, extended_image_formats.py (ExtendedSaveImage):
+//   `imgexif[0x9286] = json.dumps({"prompt": <graph>, "workflow": <UI graph>, ...})` through
+//   Pillow's Image.Exif, so the tag sits in IFD0 as plain text without a character-code prefix;
+// - Civitai's generator, as civitai/civitai src/utils/metadata/comfy.metadata.ts reads it ("our
+//   ugly hack"): the API graph itself, node ids as keys, plus `extra` ({"airs": ["urn:air:..."]})
+//   and `extraMetadata` (a JSON string with prompt, seed, resources), in a UTF-16 UserComment;
+//   loaders name their model by its AIR (`urn:air:sdxl:checkpoint:civitai:...`), reported as
+//   written.
+// The Make/Model form of ComfyUI's SaveAnimatedWEBP (comfy_api/latest/_ui.py,
+// get_save_animated_webp_ui: Model 0x0110 "prompt:{...}", extra_pnginfo keys from Make 0x010f
+// down) and of alexopus/ComfyUI-Image-Saver (saver/saver.py lines 32-34, `piexif.ImageIFD.Make - i`
+// and `ImageIFD.Model`) is read in generator-metadata.ts.
+//
+// A graph beside an A1111-style text: alexopus/ComfyUI-Image-Saver writes PNG `parameters` (an
+// A1111 text ending "Version: ComfyUI", nodes.py line 229) with `prompt` and `workflow`
+// (saver/saver.py lines 13-20), and in JPEG/WebP that text as UserComment beside the Make/Model
+// graph (lines 32-41); other save nodes do the same without the Version. The graph is what
+// ComfyUI itself wrote, so it names the tool; the text only fills what the graph walk did not find
+// (a model behind a loader node this reader does not know, say).
+import { comfyGraphCandidate, comfyPromptCandidate } from './generator-comfyui.js';
+import { RANK, clipPrompt, isObject, parseJsonObject, seedString, type Candidate, type JsonObject } from './generator-fields.js';
+
+/** A ComfyUI record from a UserComment's JSON, in any of the forms above; undefined otherwise. */
+export function comfyUserCommentCandidate(json: JsonObject, raw: string, where: string): Candidate | undefined {
+  const prompt = json['prompt'];
+  if (typeof prompt === 'string') return comfyPromptCandidate(prompt, where);
+  if (isObject(prompt)) {
+    const c = comfyGraphCandidate(prompt, raw, where);
+    if (c) return c;
+  }
+  if (isObject(json['workflow']) && Array.isArray(json['workflow']['nodes'])) {
+    return { record: { tool: 'comfyui', app: 'ComfyUI', where }, rank: RANK.generic, strength: 'structured' };
+  }
+  const bare = comfyGraphCandidate(json, raw, where);
+  if (!bare) return undefined;
+  // Civitai's extraMetadata states the prompt and seed the graph walk may not reach.
+  const extraText = json['extraMetadata'];
+  const extra = typeof extraText === 'string' ? parseJsonObject(extraText) : isObject(extraText) ? extraText : undefined;
+  if (extra) {
+    const seed = bare.record.seed ?? seedString(extra['seed'], typeof extraText === 'string' ? extraText : raw);
+    const prompt = bare.record.prompt ?? clipPrompt(extra['prompt']);
+    if (seed) bare.record.seed = seed;
+    if (prompt) bare.record.prompt = prompt;
+  }
+  return bare;
+}
+
+/** Whether `c` is an AUTOMATIC1111-style text record of the generic rank (not Fooocus's). */
+function isGenericText(c: Candidate): boolean {
+  return c.rank === RANK.generic && (c.record.tool === 'automatic1111' || c.record.tool === 'comfyui');
+}
+
+/**
+ * The records to report from an A1111-style text and a ComfyUI graph found in the same file:
+ * the graph alone, with the model, seed and prompt the text states where the graph had none;
+ * both unchanged when either is missing or the text is a more specific tool's record.
+ */
+export function graphOverText(text: Candidate | undefined, graph: Candidate | undefined): Candidate[] {
+  if (!text || !graph) return [text, graph].filter((c): c is Candidate => c !== undefined);
+  if (graph.record.tool !== 'comfyui' || !isGenericText(text)) return [text, graph];
+  const record = { ...graph.record };
+  for (const key of ['model', 'seed', 'prompt'] as const) {
+    const v = text.record[key];
+    if (record[key] === undefined && v !== undefined) record[key] = v;
+  }
+  return [{ ...graph, record }];
+}

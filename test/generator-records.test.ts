@@ -392,3 +392,49 @@ describe('Midjourney and a bare DigImageGUID', () => {
     expect((await judge(jpegWith({ xmp: xmpPacket(ns, ai) }), 'jpeg')).generator).toEqual({ tool: 'unknown', where: 'xmp:Iptc4xmpExt:DigitalSourceType' });
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// Hostile input through the new readers: bounded, correct answers (1 s is a generous bound for
+// work that takes milliseconds; a quadratic walk would take minutes)
+
+describe('hostile records in the new places', () => {
+  async function timedJudge(bytes: Uint8Array, type: keyof typeof TYPES): Promise<{ out: DetectorOutcome; ms: number }> {
+    const t0 = performance.now();
+    const out = await judge(bytes, type);
+    return { out, ms: performance.now() - t0 };
+  }
+
+  it('JSON nested 100,000 deep as a WebP UserComment graph, its extraMetadata, and a FooocusPlus Comment', async () => {
+    const deep = '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000);
+    const records = [`{"prompt": ${deep}}`, JSON.stringify({ '1': { class_type: 'X', inputs: {} }, extraMetadata: deep }), `{"workflow": ${deep}}`];
+    for (const r of records) {
+      const tiff = tiffBlock({ ifd0: [pillowText(USER_COMMENT, r)] });
+      const { out, ms } = await timedJudge(await webp(tiff), 'webp'); // a WebP EXIF chunk is not capped at 64 KB
+      expect(['found', 'not_found']).toContain(out.result);
+      expect(ms).toBeLessThan(1000);
+    }
+    const { out, ms } = await timedJudge(pngWithText(tEXt('Comment', `{"Backend Engine": "x", "Seed": ${deep}}`)), 'png');
+    expect(out.generator).toEqual({ tool: 'fooocus', app: 'FooocusPlus', where: 'png:tEXt:Comment' });
+    expect(ms).toBeLessThan(1000);
+  });
+
+  it('a 10,000-node graph whose model, guider and sdxl_tuple links run in a cycle', async () => {
+    const graph: Record<string, unknown> = {};
+    for (let i = 0; i < 10_000; i++) {
+      const next = String((i + 1) % 10_000);
+      graph[String(i)] = { class_type: i === 0 ? 'SamplerCustomAdvanced' : 'Patch', inputs: { noise: [next, 0], guider: [next, 0], sdxl_tuple: [next, 0], model: [next, 0], conditioning: [next, 0] } };
+    }
+    const tiff = tiffBlock({ ifd0: [pillowText(USER_COMMENT, JSON.stringify({ prompt: graph }))] });
+    const { out, ms } = await timedJudge(await webp(tiff), 'webp');
+    expect(out.generator).toEqual({ tool: 'comfyui', app: 'ComfyUI', where: 'exif:UserComment' });
+    expect(ms).toBeLessThan(1000);
+  });
+
+  it('SD.Next keys in a 64 KB settings line of junk pairs', async () => {
+    const junk = Array.from({ length: 4000 }, (_, i) => `K${i}: v`).join(', ');
+    const text = `p\nNegative prompt: n\nSteps: 1, Seed: 2, ${junk}, Parser: Full parser`;
+    const { out, ms } = await timedJudge(pngWithText(tEXt('parameters', text)), 'png');
+    expect(out.generator?.tool).toBe('automatic1111');
+    expect(ms).toBeLessThan(1000);
+  });
+});

@@ -7,10 +7,12 @@
 //   1. a NovelAI record whose Ed25519 signature verifies (the only record anyone cannot forge);
 //   2. the tools whose own record is unmistakable and that also write other tools' generic
 //      chunks: NovelAI (unsigned, or signature invalid), SwarmUI, Tensor.Art, Stability Matrix,
-//      Fooocus, RuinedFooocus, InvokeAI (SwarmUI and Tensor.Art also write a ComfyUI graph,
+//      Fooocus (and FooocusPlus), RuinedFooocus, InvokeAI (SwarmUI and Tensor.Art also write a ComfyUI graph,
 //      Stability Matrix and Fooocus an AUTOMATIC1111-style text: the specific record wins);
 //   3. the generic formats: AUTOMATIC1111 `parameters` (and forks), a ComfyUI graph, a
-//      Midjourney description with its Job ID;
+//      Midjourney description with its Job ID; a ComfyUI graph beside an A1111-style text
+//      (several ComfyUI save nodes write both) is reported instead of the text, which only fills
+//      what the graph lacks (generator-comfyui-forms.ts);
 //   4. a line that only names the tool: XMP photoshop:Credit "Made with Google AI", a Software or
 //      CreatorTool naming OpenAI or Adobe Firefly, a Software "NovelAI" without its record;
 //   5. an XMP Iptc4xmpExt:DigitalSourceType of trained algorithmic media without any tool named

@@ -163,6 +163,35 @@ describe('ComfyUI graphs beside an AUTOMATIC1111-style text', () => {
     });
   });
 
+  it('nkchocoai/ComfyUI-SaveImageWithMetaData JPEG: an A1111 text alone, told by its Lora_<i> fields', async () => {
+    // py/capture.py gen_pnginfo_dict (lines 74-134): Steps, Sampler, CFG scale, Seed, Size, Model,
+    // Model hash, VAE, then gen_loras (lines 197-201) "Lora_<i> Model name/Model hash/Strength
+    // model/Strength clip", then Hashes; gen_parameters_str (line 137) joins "k: v" with ", ";
+    // py/nodes/node.py lines 149-158: piexif UserComment "unicode" in the Exif IFD, no graph.
+    const text = infotext('a koi pond', 'lowres', [
+      ['Steps', 28],
+      ['Sampler', 'DPM++ 2M Karras'],
+      ['CFG scale', 6.5],
+      ['Seed', 640271075062843],
+      ['Size', '832x1216'],
+      ['Model', 'animagineXLV31_v31.safetensors'],
+      ['Model hash', 'e3c47aedb0'],
+      ['Lora_0 Model name', 'koi.safetensors'],
+      ['Lora_0 Model hash', '7d9b2c1a0f'],
+      ['Lora_0 Strength model', 0.8],
+      ['Lora_0 Strength clip', 0.8],
+    ]);
+    const tiff = tiffBlock({ bigEndian: true, ifd0: [], exif: [{ tag: USER_COMMENT, type: 7, value: userComment(text, 'utf16be') }] });
+    expect((await judge(jpegWith({ tiff }), 'jpeg')).generator).toEqual({
+      tool: 'comfyui',
+      app: 'ComfyUI',
+      where: 'exif:UserComment',
+      model: 'animagineXLV31_v31.safetensors',
+      seed: '640271075062843',
+      prompt: 'a koi pond',
+    });
+  });
+
   it('a graph never overrides a more specific tool (SwarmUI writes both too)', async () => {
     const swarm = JSON.stringify({ sui_image_params: { prompt: 'p', model: 'm', seed: 3 } });
     expect((await judge(pngWithText(tEXt('parameters', swarm), tEXt('prompt', JSON.stringify(GRAPH))))).generator?.tool).toBe('swarmui');

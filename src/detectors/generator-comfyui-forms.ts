@@ -69,3 +69,14 @@ export function graphOverText(text: Candidate | undefined, graph: Candidate | un
   }
   return [{ ...graph, record }];
 }
+
+/**
+ * Whether an A1111-style settings line was written by nkchocoai/ComfyUI-SaveImageWithMetaData (or
+ * its forks), which writes no graph into JPEG and WebP (py/nodes/node.py: UserComment only) and no
+ * Version field: its LoRA and embedding fields are its own (py/capture.py lines 197-217,
+ * "Lora_<i> Model name", "Embedding_<i> name"), where AUTOMATIC1111 writes "Lora hashes".
+ */
+export function isComfySaveNodeSettings(settings: ReadonlyMap<string, string>): boolean {
+  for (const key of settings.keys()) if (/^(?:Lora_\d{1,4} Model name|Embedding_\d{1,4} name)$/.test(key)) return true;
+  return false;
+}

@@ -265,6 +265,27 @@ describe('ComfyUI graphs in EXIF UserComment (JPEG, WebP)', () => {
     expect((await judge(await webp(tiff), 'webp')).generator).toMatchObject({ tool: 'comfyui', where: 'exif:Model', model: 'juggernautXL_v9.safetensors' });
   });
 
+  it('WAS Image Save WebP: Make "Prompt:{...}", ImageDescription "Workflow:{...}" (WAS_Node_Suite.py 7407-7418)', async () => {
+    const tiff = tiffBlock({
+      ifd0: [pillowText(0x010e, `Workflow:${pyJsonDumps(WORKFLOW)}`), pillowText(MAKE, `Prompt:${pyJsonDumps(GRAPH)}`)],
+    });
+    expect((await judge(await webp(tiff), 'webp')).generator).toEqual({
+      tool: 'comfyui',
+      app: 'ComfyUI',
+      where: 'exif:Make',
+      model: 'juggernautXL_v9.safetensors',
+      seed: '156680208700286',
+      prompt: 'a glass teapot on a table',
+    });
+  });
+
+  it('save-image-extended JPEG: Make "Prompt: {...}" with a space (save_image_extended.py 694-695); a workflow alone in ImageDescription', async () => {
+    const tiff = tiffBlock({ ifd0: [pillowText(0x010e, `Workflow: ${pyJsonDumps(WORKFLOW)}`), pillowText(MAKE, `Prompt: ${pyJsonDumps(GRAPH)}`)] });
+    expect((await judge(jpegWith({ tiff }), 'jpeg')).generator).toMatchObject({ tool: 'comfyui', where: 'exif:Make', seed: '156680208700286' });
+    const workflowOnly = tiffBlock({ ifd0: [pillowText(0x010e, `Workflow: ${pyJsonDumps(WORKFLOW)}`), pillowText(MAKE, 'Canon')] });
+    expect((await judge(jpegWith({ tiff: workflowOnly }), 'jpeg')).generator).toEqual({ tool: 'comfyui', app: 'ComfyUI', where: 'exif:ImageDescription' });
+  });
+
   it('JSON that is not a graph is no ComfyUI record', async () => {
     const tiff = tiffBlock({ ifd0: [pillowText(USER_COMMENT, pyJsonDumps({ title: 'holiday', '1': { inputs: {} } }))] });
     expect((await judge(jpegWith({ tiff }), 'jpeg')).result).toBe('not_found');

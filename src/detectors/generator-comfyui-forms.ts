@@ -10,10 +10,14 @@
 //   and `extraMetadata` (a JSON string with prompt, seed, resources), in a UTF-16 UserComment;
 //   loaders name their model by its AIR (`urn:air:sdxl:checkpoint:civitai:...`), reported as
 //   written.
-// The Make/Model form of ComfyUI's SaveAnimatedWEBP (comfy_api/latest/_ui.py,
-// get_save_animated_webp_ui: Model 0x0110 "prompt:{...}", extra_pnginfo keys from Make 0x010f
-// down) and of alexopus/ComfyUI-Image-Saver (saver/saver.py lines 32-34, `piexif.ImageIFD.Make - i`
-// and `ImageIFD.Model`) is read in generator-metadata.ts.
+// EXIF Make, Model and ImageDescription (comfyExifTagsCandidate):
+// - ComfyUI's SaveAnimatedWEBP (comfy_api/latest/_ui.py get_save_animated_webp_ui, lines 129-131):
+//   Model 0x0110 "prompt:{...}", each extra_pnginfo key from Make 0x010f down ("workflow:{...}");
+//   alexopus/ComfyUI-Image-Saver does the same in JPEG and WebP (saver/saver.py lines 32-34);
+// - WASasquatch/was-node-suite-comfyui "Image Save" for WebP (WAS_Node_Suite.py lines 7407-7418):
+//   Make "Prompt:{...}", ImageDescription "Workflow:{...}";
+// - audioscavenger/save-image-extended-comfyui (save_image_extended.py genMetadataEXIF, lines
+//   694-695): Make "Prompt: {...}", ImageDescription "Workflow: {...}".
 //
 // A graph beside an A1111-style text: alexopus/ComfyUI-Image-Saver writes PNG `parameters` (an
 // A1111 text ending "Version: ComfyUI", nodes.py line 229) with `prompt` and `workflow`
@@ -21,7 +25,7 @@
 // graph (lines 32-41); other save nodes do the same without the Version. The graph is what
 // ComfyUI itself wrote, so it names the tool; the text only fills what the graph walk did not find
 // (a model behind a loader node this reader does not know, say).
-import { comfyGraphCandidate, comfyPromptCandidate } from './generator-comfyui.js';
+import { comfyGraphCandidate, comfyPromptCandidate, comfyWorkflowCandidate } from './generator-comfyui.js';
 import { RANK, clipPrompt, isObject, parseJsonObject, seedString, type Candidate, type JsonObject } from './generator-fields.js';
 
 /** A ComfyUI record from a UserComment's JSON, in any of the forms above; undefined otherwise. */
@@ -47,6 +51,39 @@ export function comfyUserCommentCandidate(json: JsonObject, raw: string, where: 
     if (prompt) bare.record.prompt = prompt;
   }
   return bare;
+}
+
+interface ExifTag {
+  text: string;
+  where: string;
+}
+
+/** The JSON after `prefix` when `tag` starts with it. */
+function after(tag: ExifTag | undefined, prefix: string): string | undefined {
+  return tag?.text.startsWith(prefix) ? tag.text.slice(prefix.length) : undefined;
+}
+
+/** A ComfyUI record from the EXIF Make/Model/ImageDescription forms above, the graph first. */
+export function comfyExifTagsCandidate(tags: { make?: ExifTag; model?: ExifTag; description?: ExifTag }): Candidate | undefined {
+  const graphs: [ExifTag | undefined, string][] = [
+    [tags.model, 'prompt:'],
+    [tags.make, 'Prompt:'],
+  ];
+  for (const [tag, prefix] of graphs) {
+    const json = after(tag, prefix);
+    const c = json !== undefined ? comfyPromptCandidate(json, tag!.where) : undefined;
+    if (c) return c;
+  }
+  const workflows: [ExifTag | undefined, string][] = [
+    [tags.make, 'workflow:'],
+    [tags.description, 'Workflow:'],
+  ];
+  for (const [tag, prefix] of workflows) {
+    const json = after(tag, prefix);
+    const c = json !== undefined ? comfyWorkflowCandidate(json, tag!.where) : undefined;
+    if (c) return c;
+  }
+  return undefined;
 }
 
 /** Whether `c` is an AUTOMATIC1111-style text record of the generic rank (not Fooocus's). */

@@ -39,7 +39,7 @@ import { decodePixels, PixelDecodeError, type RawPixels } from '../media/pixels.
 import { IPTC_EXT_NAMESPACE, xmpProperty } from '../media/xmp-hints.js';
 import { a1111Candidate } from './generator-a1111.js';
 import { comfyPromptCandidate, comfyWorkflowCandidate } from './generator-comfyui.js';
-import { comfyUserCommentCandidate, graphOverText } from './generator-comfyui-forms.js';
+import { comfyExifTagsCandidate, comfyUserCommentCandidate, graphOverText } from './generator-comfyui-forms.js';
 import { RANK, clipPrompt, parseJsonObject, type Candidate, type Strength } from './generator-fields.js';
 import { asFooocusPlus, fooocusPlusCandidate, fooocusPlusNameCandidate, namesFooocusPlus } from './generator-fooocus.js';
 import { dreamRecord, invokeSdMetadataRecord } from './generator-invokeai.js';
@@ -184,12 +184,9 @@ function exifCandidates(f: FileFields, out: Candidate[]): void {
         comfyUserCommentCandidate(json, comment.text, comment.where);
     } else commentRecord = asFooocusPlus(asFooocus(a1111Candidate(comment.text, comment.where), fooocusNamed), plusNamed);
   }
-  const model = get('Model');
-  const make = get('Make');
-  const comfy = model?.text.startsWith('prompt:') ? comfyPromptCandidate(model.text.slice(7), model.where) : undefined;
-  const graph = comfy ?? (make?.text.startsWith('workflow:') ? comfyWorkflowCandidate(make.text.slice(9), make.where) : undefined);
-  for (const c of graphOverText(commentRecord, graph)) push(c);
   const description = get('ImageDescription');
+  const graph = comfyExifTagsCandidate({ make: get('Make'), model: get('Model'), description });
+  for (const c of graphOverText(commentRecord, graph)) push(c);
   if (description) push(midjourneyCandidate(description.text, description.where));
   if (software) push(nameCandidate(software.text, software.where) ?? fooocusPlusNameCandidate(software.text, software.where));
 }

@@ -24,7 +24,7 @@ export function namesFooocusPlus(software: string | undefined): boolean {
 }
 
 /** Whether a JSON record carries FooocusPlus's Backend Engine (either scheme's spelling). */
-function hasBackendEngine(json: JsonObject): boolean {
+export function hasBackendEngine(json: JsonObject): boolean {
   return 'Backend Engine' in json || 'backend_engine' in json;
 }
 

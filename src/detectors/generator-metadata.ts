@@ -7,8 +7,9 @@
 //   1. a NovelAI record whose Ed25519 signature verifies (the only record anyone cannot forge);
 //   2. the tools whose own record is unmistakable and that also write other tools' generic
 //      chunks: NovelAI (unsigned, or signature invalid), SwarmUI, Tensor.Art, Stability Matrix,
-//      Fooocus (and FooocusPlus), RuinedFooocus, InvokeAI (SwarmUI and Tensor.Art also write a ComfyUI graph,
-//      Stability Matrix and Fooocus an AUTOMATIC1111-style text: the specific record wins);
+//      Fooocus (and FooocusPlus), RuinedFooocus, InvokeAI (SwarmUI and Tensor.Art also write a
+//      ComfyUI graph, Stability Matrix and Fooocus an AUTOMATIC1111-style text: the specific
+//      record wins);
 //   3. the generic formats: AUTOMATIC1111 `parameters` (and forks), a ComfyUI graph, a
 //      Midjourney description with its Job ID; a ComfyUI graph beside an A1111-style text
 //      (several ComfyUI save nodes write both) is reported instead of the text, which only fills
@@ -41,7 +42,7 @@ import { a1111Candidate } from './generator-a1111.js';
 import { comfyPromptCandidate, comfyWorkflowCandidate } from './generator-comfyui.js';
 import { comfyExifTagsCandidate, comfyUserCommentCandidate, graphOverText } from './generator-comfyui-forms.js';
 import { RANK, clipPrompt, parseJsonObject, type Candidate, type Strength } from './generator-fields.js';
-import { asFooocusPlus, fooocusPlusCandidate, fooocusPlusNameCandidate, namesFooocusPlus } from './generator-fooocus.js';
+import { asFooocusPlus, fooocusPlusCandidate, fooocusPlusNameCandidate, hasBackendEngine, namesFooocusPlus } from './generator-fooocus.js';
 import { dreamRecord, invokeSdMetadataRecord } from './generator-invokeai.js';
 import {
   invokeMetadataCandidate,
@@ -122,7 +123,7 @@ function pngCandidates(f: FileFields, out: Candidate[]): void {
   if (parameters) {
     const json = parseJsonObject(parameters.text);
     parametersRecord = json
-      ? asFooocusPlus(jsonToolCandidate(parameters.text, parameters.where, json, fooocusScheme !== undefined), 'Backend Engine' in json || 'backend_engine' in json)
+      ? asFooocusPlus(jsonToolCandidate(parameters.text, parameters.where, json, fooocusScheme !== undefined), hasBackendEngine(json))
       : asFooocus(a1111Candidate(parameters.text, parameters.where), fooocusScheme !== undefined);
   }
   const smJson = get('parameters-json');
@@ -143,8 +144,9 @@ function pngCandidates(f: FileFields, out: Candidate[]): void {
 
   const prompt = get('prompt');
   const workflow = get('workflow');
-  const comfy = prompt && comfyPromptCandidate(prompt.text, prompt.where);
-  for (const c of graphOverText(parametersRecord, comfy || (workflow && comfyWorkflowCandidate(workflow.text, workflow.where)) || undefined)) push(c);
+  const comfy = prompt ? comfyPromptCandidate(prompt.text, prompt.where) : undefined;
+  const graph = comfy ?? (workflow ? comfyWorkflowCandidate(workflow.text, workflow.where) : undefined);
+  for (const c of graphOverText(parametersRecord, graph)) push(c);
 
   const comment = get('Comment');
   const software = get('Software');

@@ -7,6 +7,8 @@
 // The settings line is the last line with at least three "Key: value" pairs; values may be quoted.
 import type { GeneratorRecord } from '../types.js';
 import { RANK, clipPrompt, modelName, seedString, type Candidate } from './generator-fields.js';
+import { isComfySaveNodeSettings } from './generator-comfyui-forms.js';
+import { isSdNextSettings } from './generator-sdnext.js';
 
 /** The settings line is read up to this many characters. */
 const MAX_SETTINGS_CHARS = 64 * 1024;
@@ -70,13 +72,13 @@ export function parseA1111(text: string): A1111Parameters | undefined {
 function appOf(settings: Map<string, string>): { tool: string; app: string } {
   const version = settings.get('Version') ?? '';
   const app = settings.get('App') ?? '';
-  if (/^SD\.?Next$/i.test(app)) return { tool: 'automatic1111', app: 'SD.Next' };
+  if (/^SD\.?Next$/i.test(app) || isSdNextSettings(settings)) return { tool: 'automatic1111', app: 'SD.Next' };
   if (/^neo/i.test(version)) return { tool: 'automatic1111', app: 'Forge Neo' };
   if (/^classic/i.test(version)) return { tool: 'automatic1111', app: 'Forge Classic' };
   if (/reforge/i.test(version)) return { tool: 'automatic1111', app: 'reForge' };
   if (/^f\d/.test(version)) return { tool: 'automatic1111', app: 'Stable Diffusion WebUI Forge' };
   if (/^Fooocus\b/i.test(version)) return { tool: 'fooocus', app: 'Fooocus' };
-  if (/^ComfyUI\b/i.test(version)) return { tool: 'comfyui', app: 'ComfyUI' };
+  if (/^ComfyUI\b/i.test(version) || isComfySaveNodeSettings(settings)) return { tool: 'comfyui', app: 'ComfyUI' };
   return { tool: 'automatic1111', app: 'AUTOMATIC1111' };
 }
 

@@ -5,6 +5,19 @@
 // followed through a link to a primitive or RandomNoise node); the model is the checkpoint or UNet
 // loader found by following the sampler's `model` input up the chain (LoRA loaders, patches).
 // Every walk is a bounded loop over the parsed graph, never a recursion.
+//
+// Loaders and samplers beyond ComfyUI's own nodes, each read from the code that defines it:
+// - SamplerCustomAdvanced (comfy_extras/nodes_custom_sampler.py) has no `model`, `seed` or
+//   `positive`: its `noise` links to RandomNoise (`noise_seed`), its `guider` to BasicGuider /
+//   CFGGuider (`model`, `conditioning` / `positive`). KSamplerSelect, which only picks a sampler
+//   name, is not taken for the sampler;
+// - efficiency nodes (jags111/efficiency-nodes-comfyui efficiency_nodes.py): "Eff. Loader SDXL"
+//   names its checkpoint `base_ckpt_name` (line 220), and "KSampler SDXL (Eff.)" reaches it
+//   through `sdxl_tuple` (line 2256) where other samplers have `model`;
+// - UNETLoader (nodes.py) and city96/ComfyUI-GGUF's UnetLoaderGGUF (nodes.py lines 140, 185):
+//   `unet_name`.
+//
+// Other writers put the same API graph elsewhere (generator-comfyui-forms.ts reads them).
 import type { GeneratorRecord } from '../types.js';
 import { RANK, clipPrompt, isObject, modelName, parseJsonObject, seedString, str, type Candidate, type JsonObject } from './generator-fields.js';
 
@@ -54,34 +67,57 @@ function findSeed(nodes: Map<string, Node>, sampler: Node, raw: string): string 
   return undefined;
 }
 
-function findModel(nodes: Map<string, Node>, sampler: Node | undefined): string | undefined {
-  let node = sampler && linked(nodes, sampler.inputs['model']);
-  for (let hop = 0; node && hop < MAX_HOPS; hop++) {
-    const name = modelName(node.inputs['ckpt_name']) ?? modelName(node.inputs['unet_name']);
+/** The inputs that name a loader's model file. */
+const LOADER_INPUTS = ['ckpt_name', 'unet_name', 'base_ckpt_name'];
+/** The inputs through which a node takes its model, in the order they are followed. */
+const MODEL_LINKS = ['model', 'sdxl_tuple', 'guider'];
+
+function loaderName(node: Node): string | undefined {
+  for (const k of LOADER_INPUTS) {
+    const name = modelName(node.inputs[k]);
     if (name) return name;
-    node = linked(nodes, node.inputs['model']);
+  }
+  return undefined;
+}
+
+function modelLink(node: Node): unknown {
+  for (const k of MODEL_LINKS) if (node.inputs[k] !== undefined) return node.inputs[k];
+  return undefined;
+}
+
+function findModel(nodes: Map<string, Node>, sampler: Node | undefined): string | undefined {
+  let node = sampler && linked(nodes, modelLink(sampler));
+  for (let hop = 0; node && hop < MAX_HOPS; hop++) {
+    const name = loaderName(node);
+    if (name) return name;
+    node = linked(nodes, modelLink(node));
   }
   // No chain to follow (a custom sampler, a broken link): the first loader in the graph.
   for (const n of nodes.values()) {
-    const name = modelName(n.inputs['ckpt_name']) ?? modelName(n.inputs['unet_name']);
+    const name = loaderName(n);
     if (name) return name;
   }
   return undefined;
 }
 
 function findPrompt(nodes: Map<string, Node>, sampler: Node): string | undefined {
-  let node = linked(nodes, sampler.inputs['positive']);
+  let node = linked(nodes, sampler.inputs['positive'] ?? sampler.inputs['guider']);
   for (let hop = 0; node && hop < MAX_HOPS; hop++) {
     const text = node.inputs['text'] ?? node.inputs['text_g'];
     if (typeof text === 'string') return clipPrompt(text);
-    node = linked(nodes, node.inputs['conditioning'] ?? node.inputs['conditioning_1'] ?? text);
+    node = linked(nodes, node.inputs['conditioning'] ?? node.inputs['conditioning_1'] ?? node.inputs['positive'] ?? text);
   }
   return undefined;
 }
 
+/** A sampler: its seed or its noise source is among its inputs (not KSamplerSelect's kind). */
+function samples(n: Node): boolean {
+  return n.inputs['seed'] !== undefined || n.inputs['noise_seed'] !== undefined || n.inputs['noise'] !== undefined;
+}
+
 /** Samplers in id order (numeric ids ascending, as JSON.parse orders integer-like keys). */
 function firstSampler(nodes: Map<string, Node>): Node | undefined {
-  for (const n of nodes.values()) if (/^(KSampler|SamplerCustom)/.test(n.classType)) return n;
+  for (const n of nodes.values()) if (/^(KSampler|SamplerCustom)/.test(n.classType) && samples(n)) return n;
   for (const n of nodes.values()) if (n.inputs['seed'] !== undefined || n.inputs['noise_seed'] !== undefined) return n;
   return undefined;
 }
@@ -89,13 +125,20 @@ function firstSampler(nodes: Map<string, Node>): Node | undefined {
 /** A record from a ComfyUI `prompt` graph's text at `where`, or undefined when it is not one. */
 export function comfyPromptCandidate(text: string, where: string): Candidate | undefined {
   const graph = parseJsonObject(text);
-  if (!graph) return undefined;
+  return graph && comfyGraphCandidate(graph, text, where);
+}
+
+/**
+ * A record from a parsed API graph (`raw` is the JSON text it came from, for seeds past 2^53), or
+ * undefined when no node in it has a class_type and inputs.
+ */
+export function comfyGraphCandidate(graph: JsonObject, raw: string, where: string): Candidate | undefined {
   const nodes = nodesOf(graph);
   if (nodes.size === 0) return undefined;
   const record: GeneratorRecord = { tool: 'comfyui', app: 'ComfyUI', where };
   const sampler = firstSampler(nodes);
   const model = findModel(nodes, sampler);
-  const seed = sampler && findSeed(nodes, sampler, text);
+  const seed = sampler && findSeed(nodes, sampler, raw);
   const prompt = sampler && findPrompt(nodes, sampler);
   if (model) record.model = model;
   if (seed) record.seed = seed;

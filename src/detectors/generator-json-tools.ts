@@ -8,8 +8,8 @@
 // - RuinedFooocus: PNG `parameters` {"software": "RuinedFooocus", Prompt, base_model_name, seed};
 // - Stability Matrix: PNG `parameters-json` {PositivePrompt, ModelName, Seed} (and `smproj`);
 // - Tensor.Art: PNG `generation_data` {prompt, seed, baseModel: {modelFileName}};
-// - InvokeAI: 3.x+ `invokeai_metadata` {positive_prompt, seed, model: {model_name | name}},
-//   2.x `sd-metadata` {model_weights, image: {prompt, seed}}.
+// - InvokeAI: 3.x+ `invokeai_metadata` {positive_prompt, seed, model: {model_name | name}}
+//   (2.x's `sd-metadata` and `Dream`: generator-invokeai.ts).
 import type { GeneratorRecord } from '../types.js';
 import { RANK, clipPrompt, isObject, modelName, obj, parseJsonObject, seedString, str, type Candidate, type JsonObject } from './generator-fields.js';
 
@@ -65,16 +65,6 @@ export function invokeMetadataCandidate(text: string, where: string): Candidate 
   const json = parseJsonObject(text);
   if (!json) return undefined;
   return candidate({ tool: 'invokeai', app: 'InvokeAI', where }, { model: invokeModel(json['model']), seed: json['seed'], prompt: json['positive_prompt'] }, text);
-}
-
-/** InvokeAI 2.x: `image.prompt` is a string or [{prompt, weight}]. */
-export function invokeSdMetadataCandidate(text: string, where: string): Candidate | undefined {
-  const json = parseJsonObject(text);
-  const image = obj(json, 'image');
-  if (!json || !image) return undefined;
-  const p = image['prompt'];
-  const prompt = Array.isArray(p) ? (isObject(p[0]) ? p[0]['prompt'] : undefined) : p;
-  return candidate({ tool: 'invokeai', app: 'InvokeAI', where }, { model: json['model_weights'], seed: image['seed'], prompt }, text);
 }
 
 /** Which of the JSON tools wrote `json` (read at `where`), trying the unmistakable ones first. */

@@ -7,10 +7,13 @@
 //   1. a NovelAI record whose Ed25519 signature verifies (the only record anyone cannot forge);
 //   2. the tools whose own record is unmistakable and that also write other tools' generic
 //      chunks: NovelAI (unsigned, or signature invalid), SwarmUI, Tensor.Art, Stability Matrix,
-//      Fooocus, RuinedFooocus, InvokeAI (SwarmUI and Tensor.Art also write a ComfyUI graph,
-//      Stability Matrix and Fooocus an AUTOMATIC1111-style text: the specific record wins);
+//      Fooocus (and FooocusPlus), RuinedFooocus, InvokeAI (SwarmUI and Tensor.Art also write a
+//      ComfyUI graph, Stability Matrix and Fooocus an AUTOMATIC1111-style text: the specific
+//      record wins);
 //   3. the generic formats: AUTOMATIC1111 `parameters` (and forks), a ComfyUI graph, a
-//      Midjourney description with its Job ID;
+//      Midjourney description with its Job ID; a ComfyUI graph beside an A1111-style text
+//      (several ComfyUI save nodes write both) is reported instead of the text, which only fills
+//      what the graph lacks (generator-comfyui-forms.ts);
 //   4. a line that only names the tool: XMP photoshop:Credit "Made with Google AI", a Software or
 //      CreatorTool naming OpenAI or Adobe Firefly, a Software "NovelAI" without its record;
 //   5. an XMP Iptc4xmpExt:DigitalSourceType of trained algorithmic media without any tool named
@@ -35,12 +38,14 @@ import { readAlphaStealth } from '../media/alpha-lsb.js';
 import { probeStealthMagic } from '../media/alpha-probe.js';
 import { decodePixels, PixelDecodeError, type RawPixels } from '../media/pixels.js';
 import { IPTC_EXT_NAMESPACE, xmpProperty } from '../media/xmp-hints.js';
-import { a1111Candidate, dreamCandidate } from './generator-a1111.js';
+import { a1111Candidate } from './generator-a1111.js';
 import { comfyPromptCandidate, comfyWorkflowCandidate } from './generator-comfyui.js';
+import { comfyExifTagsCandidate, comfyUserCommentCandidate, graphOverText } from './generator-comfyui-forms.js';
 import { RANK, clipPrompt, parseJsonObject, type Candidate, type Strength } from './generator-fields.js';
+import { asFooocusPlus, fooocusPlusCandidate, fooocusPlusNameCandidate, hasBackendEngine, namesFooocusPlus } from './generator-fooocus.js';
+import { dreamRecord, invokeSdMetadataRecord } from './generator-invokeai.js';
 import {
   invokeMetadataCandidate,
-  invokeSdMetadataCandidate,
   jsonToolCandidate,
   stabilityMatrixCandidate,
   tensorArtCandidate,
@@ -112,14 +117,14 @@ function pngCandidates(f: FileFields, out: Candidate[]): void {
   const push = (c: Candidate | undefined) => c && out.push(c);
   const fooocusScheme = get('fooocus_scheme');
 
+  // Pushed with the ComfyUI graph below: a graph beside an A1111-style text wins (graphOverText).
   const parameters = get('parameters');
+  let parametersRecord: Candidate | undefined;
   if (parameters) {
     const json = parseJsonObject(parameters.text);
-    push(
-      json
-        ? jsonToolCandidate(parameters.text, parameters.where, json, fooocusScheme !== undefined)
-        : asFooocus(a1111Candidate(parameters.text, parameters.where), fooocusScheme !== undefined),
-    );
+    parametersRecord = json
+      ? asFooocusPlus(jsonToolCandidate(parameters.text, parameters.where, json, fooocusScheme !== undefined), hasBackendEngine(json))
+      : asFooocus(a1111Candidate(parameters.text, parameters.where), fooocusScheme !== undefined);
   }
   const smJson = get('parameters-json');
   const smProject = get('smproj');
@@ -134,16 +139,18 @@ function pngCandidates(f: FileFields, out: Candidate[]): void {
   const dream = get('Dream');
   if (invoke) push(invokeMetadataCandidate(invoke.text, invoke.where) ?? named({ tool: 'invokeai', app: 'InvokeAI', where: invoke.where }, RANK.specific));
   else if (invokeGraph) push(named({ tool: 'invokeai', app: 'InvokeAI', where: invokeGraph.where }, RANK.specific));
-  if (sdMetadata) push(invokeSdMetadataCandidate(sdMetadata.text, sdMetadata.where));
-  if (dream) push(dreamCandidate(dream.text, dream.where));
+  if (sdMetadata) push(invokeSdMetadataRecord(sdMetadata.text, sdMetadata.where));
+  if (dream) push(dreamRecord(dream.text, dream.where));
 
   const prompt = get('prompt');
   const workflow = get('workflow');
-  const comfy = prompt && comfyPromptCandidate(prompt.text, prompt.where);
-  push(comfy ?? (workflow && comfyWorkflowCandidate(workflow.text, workflow.where)));
+  const comfy = prompt ? comfyPromptCandidate(prompt.text, prompt.where) : undefined;
+  const graph = comfy ?? (workflow ? comfyWorkflowCandidate(workflow.text, workflow.where) : undefined);
+  for (const c of graphOverText(parametersRecord, graph)) push(c);
 
   const comment = get('Comment');
   const software = get('Software');
+  if (comment) push(fooocusPlusCandidate(parseJsonObject(comment.text), comment.text, comment.where, false));
   push(
     novelAiCandidate(
       { software: software?.text, source: get('Source')?.text, description: get('Description')?.text, comment: comment?.text },
@@ -161,27 +168,29 @@ function exifCandidates(f: FileFields, out: Candidate[]): void {
   const push = (c: Candidate | undefined) => c && out.push(c);
   const software = get('Software');
   const makerNote = get('MakerNote');
-  // Fooocus writes its scheme name ("fooocus" or "a1111") as MakerNote and "Fooocus v..." as Software.
-  const fooocusNamed = /^fooocus$/i.test(makerNote?.text ?? '') || /^Fooocus\b/.test(software?.text ?? '');
+  // Fooocus writes its scheme name ("fooocus" or "a1111") as MakerNote and "Fooocus v..." as Software;
+  // FooocusPlus "FooocusPlus <ver>, Preset: ..." and its scheme ("simple", "fooocus", "a1111").
+  const plusNamed = namesFooocusPlus(software?.text);
+  const fooocusNamed = /^fooocus$/i.test(makerNote?.text ?? '') || /^Fooocus\b/.test(software?.text ?? '') || plusNamed;
 
+  // Pushed with the Make/Model graph below: a graph beside an A1111-style text wins (graphOverText).
   const comment = get('UserComment');
+  let commentRecord: Candidate | undefined;
   if (comment) {
     const json = parseJsonObject(comment.text);
     if (json) {
-      push(
+      commentRecord =
+        fooocusPlusCandidate(json, comment.text, comment.where, plusNamed) ??
         jsonToolCandidate(comment.text, comment.where, json, fooocusNamed) ??
-          novelAiCandidate({ source: software?.text, description: get('ImageDescription')?.text, comment: comment.text }, comment.where) ??
-          (typeof json['prompt'] === 'string' ? comfyPromptCandidate(json['prompt'], comment.where) : undefined),
-      );
-    } else push(asFooocus(a1111Candidate(comment.text, comment.where), fooocusNamed));
+        novelAiCandidate({ source: software?.text, description: get('ImageDescription')?.text, comment: comment.text }, comment.where) ??
+        comfyUserCommentCandidate(json, comment.text, comment.where);
+    } else commentRecord = asFooocusPlus(asFooocus(a1111Candidate(comment.text, comment.where), fooocusNamed), plusNamed);
   }
-  const model = get('Model');
-  const make = get('Make');
-  const comfy = model?.text.startsWith('prompt:') ? comfyPromptCandidate(model.text.slice(7), model.where) : undefined;
-  push(comfy ?? (make?.text.startsWith('workflow:') ? comfyWorkflowCandidate(make.text.slice(9), make.where) : undefined));
   const description = get('ImageDescription');
+  const graph = comfyExifTagsCandidate({ make: get('Make'), model: get('Model'), description });
+  for (const c of graphOverText(commentRecord, graph)) push(c);
   if (description) push(midjourneyCandidate(description.text, description.where));
-  if (software) push(nameCandidate(software.text, software.where));
+  if (software) push(nameCandidate(software.text, software.where) ?? fooocusPlusNameCandidate(software.text, software.where));
 }
 
 /** The records of the XMP packet. */

@@ -230,3 +230,37 @@ export function webpWith(image: Uint8Array, width: number, height: number, opts:
   );
   return concat(latin1('RIFF'), u32le(body.length), body);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Records as the writing tools lay them out (each builder cites the writer's code)
+
+/** One (key, value) of an AUTOMATIC1111-style settings line, `None` values left out as writers do. */
+export type Setting = [string, string | number | undefined];
+
+/**
+ * An AUTOMATIC1111-style infotext: prompt, "Negative prompt:" line, then the settings joined by
+ * ", " with `key: value` (AUTOMATIC1111 modules/processing.py create_infotext; SD.Next
+ * modules/processing.py and processing_info.py create_infotext write the same layout).
+ */
+export function infotext(prompt: string, negative: string, settings: Setting[]): string {
+  const line = settings
+    .filter((s): s is [string, string | number] => s[1] !== undefined)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join(', ');
+  return `${prompt}\nNegative prompt: ${negative}\n${line}`;
+}
+
+/** Python's json.dumps with its default separators (", ", ": "), as Pillow-era writers call it. */
+export function pyJsonDumps(value: unknown): string {
+  return JSON.stringify(value).replace(/("(?:[^"\\]|\\.)*")|([,:])/g, (m, str: string | undefined, sep: string | undefined) =>
+    str !== undefined ? str : sep === ',' ? ', ' : ': ',
+  );
+}
+
+/**
+ * A UserComment as Pillow's Image.Exif writes a `str` value (ExtendedImageFormats, FooocusPlus):
+ * ASCII type, no character-code prefix, NUL-terminated (tiffBlock adds the NUL).
+ */
+export function pillowText(tag: number, text: string): Tag {
+  return { tag, type: 2, value: text };
+}

@@ -17,6 +17,9 @@ const DIST = 'dist';
 const LAZY = join(DIST, 'lazy');
 
 rmSync(DIST, { recursive: true, force: true });
+// The WebAssembly kernels first (scripts/build-wasm.mjs): src/media/dwt-dct-wasm-bytes.ts, which
+// the bundles below import and the engine's fingerprint hashes.
+await import('./build-wasm.mjs');
 
 /**
  * The engine's fingerprint for the scan cache (src/engine/engine-version.ts): a hash of every

@@ -11,6 +11,8 @@ import { PAYLOAD_BITS } from '../src/detectors/invisible-watermark-payloads.js';
 import { bestAlignment, type PhaseReading } from '../src/media/dwt-dct-crop.js';
 import { cellSums } from '../src/media/dwt-dct-cells.js';
 import { blockBits, blockBitsFromSums, blockGrid, readBlockBits, readBlockBitsBeforeUpsampling, unsmoothedBitsFromSums } from '../src/media/dwt-dct.js';
+import { WasmReadings } from '../src/media/dwt-dct-wasm.js';
+import { llFromSums } from '../src/media/chroma-upsampling.js';
 import { exifOrientation } from '../src/media/exif-orientation.js';
 import { opencvUPlane } from '../src/media/opencv-yuv.js';
 import { readPixelHeader, type RawPixels } from '../src/media/pixels.js';
@@ -172,5 +174,33 @@ describe('EXIF orientation from the header bytes', () => {
     expect(exifOrientation(png, 'image/png')).toBeUndefined();
     expect((await readPixelHeader(png)).orientation).toBe(6);
     expect(exifOrientation(new Uint8Array(8), 'image/webp')).toBeUndefined();
+  });
+});
+
+describe('the WebAssembly kernels read what the plain forms read', () => {
+  it('reference, swapped and unsmoothed block bits equal the JavaScript forms, bit for bit', () => {
+    fc.assert(
+      fc.property(pictures, (pixels) => {
+        const sums = cellSums(pixels);
+        const wasm = new WasmReadings(pixels);
+        expect([...wasm.reference()]).toEqual([...blockBitsFromSums(pixels, 'bgr', sums.bgr, sums.cellsWide)]);
+        expect([...wasm.swapped()]).toEqual([...blockBitsFromSums(pixels, 'rgb', sums.rgb, sums.cellsWide)]);
+        expect([...wasm.unsmoothed()]).toEqual([...unsmoothedBitsFromSums(pixels, sums.bgr)]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('the unsmoothed coefficients are the same doubles as llFromSums’ (not merely the same bits)', () => {
+    fc.assert(
+      fc.property(pictures, (pixels) => {
+        const sums = cellSums(pixels);
+        const wasm = new WasmReadings(pixels);
+        wasm.unsmoothed();
+        const ll = llFromSums(sums.bgr, sums.cellsWide, sums.cellsHigh);
+        expect([...wasm.coefficientsForTest()]).toEqual([...ll]);
+      }),
+      { numRuns: 100 },
+    );
   });
 });

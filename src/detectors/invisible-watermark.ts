@@ -5,8 +5,8 @@
 // reading is the reference's number; further readings recover what the reference misses on the
 // corpus (see judgePixels). Thresholds and confidences are measured on
 // ../shared/corpus/ai (test/invisible-watermark-corpus.test.ts checks them on every file).
-import { blockBitsFromSums, blockGrid, matchingBits, unsmoothedBitsFromSums, voteBits } from '../media/dwt-dct.js';
-import { cellSums, type CellSums } from '../media/dwt-dct-cells.js';
+import { blockGrid, matchingBits, voteBits } from '../media/dwt-dct.js';
+import { WasmReadings } from '../media/dwt-dct-wasm.js';
 import { bestAlignment, readAllPhases, type PhaseReading } from '../media/dwt-dct-crop.js';
 import { exifOrientation } from '../media/exif-orientation.js';
 import { orientPixels } from '../media/orientation.js';
@@ -141,31 +141,10 @@ function judgePixels(pixels: RawPixels, lossy: boolean): Outcome {
   return outcome;
 }
 
-/** A picture's readings, each computed on first use from the cell sums of one pass over its
- * pixels (dwt-dct-cells.ts): an unmarked picture needs them all, a marked one often only the
- * reference's. Each equals the reading of dwt-dct.ts of the same name, bit for bit. */
-class Readings {
-  #sums: CellSums | undefined;
-  #reference: Uint8Array | undefined;
-  #swapped: Uint8Array | undefined;
-  #unsmoothed: Uint8Array | undefined;
-  constructor(readonly pixels: RawPixels) {}
-  get #cells(): CellSums {
-    return (this.#sums ??= cellSums(this.pixels));
-  }
-  reference(): Uint8Array {
-    return (this.#reference ??= blockBitsFromSums(this.pixels, 'bgr', this.#cells.bgr, this.#cells.cellsWide));
-  }
-  swapped(): Uint8Array {
-    return (this.#swapped ??= blockBitsFromSums(this.pixels, 'rgb', this.#cells.rgb, this.#cells.cellsWide));
-  }
-  unsmoothed(): Uint8Array {
-    return (this.#unsmoothed ??= unsmoothedBitsFromSums(this.pixels, this.#cells.bgr));
-  }
-}
-
 function readMark(pixels: RawPixels, lossy: boolean): Candidate | undefined {
-  const readings = new Readings(pixels);
+  // Every reading from the cell sums of one pass over the pixels, in the WebAssembly kernels;
+  // each on first use: an unmarked picture needs them all, a marked one often only the first.
+  const readings = new WasmReadings(pixels);
   const reference = readings.reference();
   const referenceFlat = isFlat(reference);
   if (!referenceFlat) {

@@ -73,13 +73,13 @@ const EDGE = CENTRE + SIDE;
  * values (the matrix is diagonally dominant, so the solve is stable). They depend on `n` alone,
  * so every row (or column) of one length shares them; each pivot is kept as its reciprocal, a
  * multiplication in the loops where a division costs several times more. */
-interface Thomas {
+export interface Thomas {
   /** The super-diagonal after elimination, and each row's pivot, inverted. */
   c: Float64Array;
   inverse: Float64Array;
 }
 
-function thomas(n: number): Thomas {
+export function thomas(n: number): Thomas {
   const c = new Float64Array(n);
   const inverse = new Float64Array(n);
   for (let i = 0; i < n; i++) {

@@ -1,0 +1,279 @@
+// AssemblyScript, compiled to WebAssembly (with SIMD) by scripts/build-wasm.mjs, which `npm run
+// build` runs first: the invisible_watermark check's per-pixel kernels (issue 32), the same
+// arithmetic as src/media/dwt-dct-cells.ts, dwt-dct.ts's blockBitsFromSums and
+// chroma-upsampling.ts's llFromSums, which stay as the plain forms the tests hold these to bit
+// for bit (test/watermark-kernels.test.ts). JavaScript spends some 30 instructions a pixel on
+// the two U values; four pixels in a vector take about as many. The caller (src/media/
+// dwt-dct-wasm.ts) lays the data out in this module's memory and passes the offsets.
+
+// opencv-yuv.ts's integer coefficients (yuv_shift 14): B2Y, G2Y, R2Y, B2UI, and the rounding
+// and centring constants.
+const B2Y: i32 = 1868;
+const G2Y: i32 = 9617;
+const R2Y: i32 = 4899;
+const B2U: i32 = 8061;
+const HALF: i32 = 8192;
+const CENTRE: i32 = 2105344;
+
+/** Makes sure the memory holds `bytes` bytes. */
+export function reserve(bytes: i32): void {
+  const have = memory.size() << 16;
+  if (bytes > have) {
+    const pages = ((bytes - have + 0xffff) >>> 16) as i32;
+    if (memory.grow(pages) < 0) unreachable();
+  }
+}
+
+/** U for four pixels whose samples b, g, r are in the lanes of three vectors, blue taken as `b`. */
+// @ts-ignore: decorator
+@inline function uOf(b: v128, g: v128, r: v128): v128 {
+  const y = i32x4.shr_s(
+    i32x4.add(i32x4.add(i32x4.mul(b, i32x4.splat(B2Y)), i32x4.mul(g, i32x4.splat(G2Y))), i32x4.add(i32x4.mul(r, i32x4.splat(R2Y)), i32x4.splat(HALF))),
+    14,
+  );
+  return i32x4.shr_s(i32x4.add(i32x4.mul(i32x4.sub(b, y), i32x4.splat(B2U)), i32x4.splat(CENTRE)), 14);
+}
+
+/** The scalar form, for the cells past the last group of four. */
+// @ts-ignore: decorator
+@inline function uAt(b: i32, g: i32, r: i32): i32 {
+  const y = (b * B2Y + g * G2Y + r * R2Y + HALF) >> 14;
+  return ((b - y) * B2U + CENTRE) >> 14;
+}
+
+/**
+ * The 2x2 sums of the U plane for both channel orders (dwt-dct-cells.ts's cellSums), cells
+ * `(width >> 1) x (height >> 1)` from the top-left, u16 row-major at `bgr` and `rgb`. The pixels
+ * (`channels` 3 or 4 bytes each, RGB order) at `pixels` must be followed by 32 bytes of padding:
+ * a group's vector loads read up to 16 bytes past its four pixels.
+ */
+export function cellSums(pixels: usize, width: i32, height: i32, channels: i32, bgr: usize, rgb: usize): void {
+  const cellsWide = width >> 1;
+  const cellsHigh = height >> 1;
+  const rowBytes = width * channels;
+  // Lanes of four pixels: each sample's byte to the low byte of an i32 lane (index 0xff: zero).
+  const rMask = channels == 3 ? i8x16(0, -1, -1, -1, 3, -1, -1, -1, 6, -1, -1, -1, 9, -1, -1, -1) : i8x16(0, -1, -1, -1, 4, -1, -1, -1, 8, -1, -1, -1, 12, -1, -1, -1);
+  const gMask = channels == 3 ? i8x16(1, -1, -1, -1, 4, -1, -1, -1, 7, -1, -1, -1, 10, -1, -1, -1) : i8x16(1, -1, -1, -1, 5, -1, -1, -1, 9, -1, -1, -1, 13, -1, -1, -1);
+  const bMask = channels == 3 ? i8x16(2, -1, -1, -1, 5, -1, -1, -1, 8, -1, -1, -1, 11, -1, -1, -1) : i8x16(2, -1, -1, -1, 6, -1, -1, -1, 10, -1, -1, -1, 14, -1, -1, -1);
+  const group = 4 * channels;
+  const groups = cellsWide >> 2; // four cells (eight pixels) a step
+  for (let cy = 0; cy < cellsHigh; cy++) {
+    const top = pixels + <usize>(2 * cy * rowBytes);
+    const bottom = top + <usize>rowBytes;
+    let o: usize = <usize>(cy * cellsWide) << 1;
+    for (let k = 0; k < groups; k++) {
+      const at = <usize>(k * 2 * group);
+      // Pixels 0-3 and 4-7 of the step, top and bottom row.
+      const t0 = v128.load(top + at);
+      const t1 = v128.load(top + at + <usize>group);
+      const d0 = v128.load(bottom + at);
+      const d1 = v128.load(bottom + at + <usize>group);
+      const tr0 = i8x16.swizzle(t0, rMask), tg0 = i8x16.swizzle(t0, gMask), tb0 = i8x16.swizzle(t0, bMask);
+      const tr1 = i8x16.swizzle(t1, rMask), tg1 = i8x16.swizzle(t1, gMask), tb1 = i8x16.swizzle(t1, bMask);
+      const dr0 = i8x16.swizzle(d0, rMask), dg0 = i8x16.swizzle(d0, gMask), db0 = i8x16.swizzle(d0, bMask);
+      const dr1 = i8x16.swizzle(d1, rMask), dg1 = i8x16.swizzle(d1, gMask), db1 = i8x16.swizzle(d1, bMask);
+      // Per pixel column, top + bottom, then each cell's two columns: even lanes + odd lanes.
+      const b0 = i32x4.add(uOf(tb0, tg0, tr0), uOf(db0, dg0, dr0));
+      const b1 = i32x4.add(uOf(tb1, tg1, tr1), uOf(db1, dg1, dr1));
+      const cellsB = i32x4.add(v128.shuffle<i32>(b0, b1, 0, 2, 4, 6), v128.shuffle<i32>(b0, b1, 1, 3, 5, 7));
+      const r0 = i32x4.add(uOf(tr0, tg0, tb0), uOf(dr0, dg0, db0));
+      const r1 = i32x4.add(uOf(tr1, tg1, tb1), uOf(dr1, dg1, db1));
+      const cellsR = i32x4.add(v128.shuffle<i32>(r0, r1, 0, 2, 4, 6), v128.shuffle<i32>(r0, r1, 1, 3, 5, 7));
+      store<i64>(bgr + o, i64x2.extract_lane(i16x8.narrow_i32x4_u(cellsB, cellsB), 0));
+      store<i64>(rgb + o, i64x2.extract_lane(i16x8.narrow_i32x4_u(cellsR, cellsR), 0));
+      o += 8;
+    }
+    for (let cx = groups << 2; cx < cellsWide; cx++) {
+      let sumB = 0;
+      let sumR = 0;
+      for (let k = 0; k < 4; k++) {
+        const p = ((k >> 1) != 0 ? bottom : top) + <usize>((2 * cx + (k & 1)) * channels);
+        const r = <i32>load<u8>(p);
+        const g = <i32>load<u8>(p, 1);
+        const b = <i32>load<u8>(p, 2);
+        sumB += uAt(b, g, r);
+        sumR += uAt(r, g, b);
+      }
+      store<u16>(bgr + o, sumB);
+      store<u16>(rgb + o, sumR);
+      o += 2;
+    }
+  }
+}
+
+// pywt's Haar filter, 1/sqrt(2) rounded to a double, as dwt-dct.ts's HAAR.
+const HAAR: f64 = 0.7071067811865476;
+
+/** U of the pixel at `p` (RGB order), blue taken from byte `blue` and red from `red`. */
+// @ts-ignore: decorator
+@inline function uPixel(p: usize, blue: usize, red: usize): f64 {
+  return <f64>uAt(<i32>load<u8>(p + blue), <i32>load<u8>(p, 1), <i32>load<u8>(p + red));
+}
+
+/**
+ * The block rule on 2x2 sums (dwt-dct.ts's blockBitsFromSums): per block, the largest sum but
+ * the top-left one; bit 1 when it is past 36 mod 72. Where that sum is a multiple of 36, pywt's
+ * doubles decide (dwt-dct.ts's exactBit, the same expression term for term): the coefficients of
+ * the cells with that sum, from the pixels' U values, the largest of them mod 36 > 18. `order` 0
+ * reads U as an encoder handed BGR wrote it (blue the pixel's third byte), 1 as one handed RGB.
+ */
+export function blockBits(sums: usize, stride: i32, wide: i32, high: i32, out: usize, pixels: usize, width: i32, channels: i32, order: i32): void {
+  let n: usize = out;
+  const rowBytes = <usize>stride << 1;
+  const blue: usize = order == 0 ? 2 : 0;
+  const red: usize = 2 - blue;
+  const pixelRow = <usize>(width * channels);
+  for (let by = 0; by < high; by++) {
+    const base = sums + (<usize>(by * 4 * stride) << 1);
+    for (let bx = 0; bx < wide; bx++) {
+      const c = base + (<usize>(bx * 4) << 1);
+      // Rows 1-3 whole (4 sums each), and row 0 but its first sum.
+      let best = <i32>max(max(load<u16>(c, 2), load<u16>(c, 4)), load<u16>(c, 6));
+      for (let r: usize = 1; r < 4; r++) {
+        const row = c + r * rowBytes;
+        best = max(best, <i32>max(max(load<u16>(row), load<u16>(row, 2)), max(load<u16>(row, 4), load<u16>(row, 6))));
+      }
+      const rest = best % 72;
+      let bit: u8 = rest > 36 ? 1 : 0;
+      if (rest == 0 || rest == 36) {
+        let ll: f64 = -1;
+        for (let i = 1; i < 16; i++) {
+          const r = <usize>(i >> 2);
+          const k = <usize>(i & 3);
+          if (<i32>load<u16>(c + r * rowBytes + (k << 1)) != best) continue;
+          const top = pixels + (<usize>(by * 8) + 2 * r) * pixelRow + (<usize>(bx * 8) + 2 * k) * <usize>channels;
+          const bottom = top + pixelRow;
+          const left = HAAR * uPixel(bottom, blue, red) + HAAR * uPixel(top, blue, red);
+          const right = HAAR * uPixel(bottom + channels, blue, red) + HAAR * uPixel(top + channels, blue, red);
+          const v = HAAR * right + HAAR * left;
+          if (v > ll) ll = v;
+        }
+        bit = ll % 36.0 > 18.0 ? 1 : 0;
+      }
+      store<u8>(n++, bit);
+    }
+  }
+}
+
+/** chroma-upsampling.ts's unsmoothRow on the row at `a`. */
+function solveRow(a: usize, n: i32, cA: usize, invA: usize): void {
+  store<f64>(a, load<f64>(a) * load<f64>(invA));
+  for (let i = 1; i < n; i++) {
+    const at = <usize>i << 3;
+    store<f64>(a + at, (load<f64>(a + at) - 0.125 * load<f64>(a + at - 8)) * load<f64>(invA + at));
+  }
+  for (let i = n - 2; i >= 0; i--) {
+    const at = <usize>i << 3;
+    store<f64>(a + at, load<f64>(a + at) - load<f64>(cA + at) * load<f64>(a + at + 8));
+  }
+}
+
+/** The same on two rows at once, `a` and `b`: two
+ * independent chains of dependent operations, which the processor overlaps. */
+// @ts-ignore: decorator
+@inline function solveRows(a: usize, b: usize, n: i32, cA: usize, invA: usize): void {
+  const side = 0.125;
+  const first = load<f64>(invA);
+  store<f64>(a, load<f64>(a) * first);
+  store<f64>(b, load<f64>(b) * first);
+  for (let i = 1; i < n; i++) {
+    const at = <usize>i << 3;
+    const inverse = load<f64>(invA + at);
+    store<f64>(a + at, (load<f64>(a + at) - side * load<f64>(a + at - 8)) * inverse);
+    store<f64>(b + at, (load<f64>(b + at) - side * load<f64>(b + at - 8)) * inverse);
+  }
+  for (let i = n - 2; i >= 0; i--) {
+    const at = <usize>i << 3;
+    const k = load<f64>(cA + at);
+    store<f64>(a + at, load<f64>(a + at) - k * load<f64>(a + at + 8));
+    store<f64>(b + at, load<f64>(b + at) - k * load<f64>(b + at + 8));
+  }
+}
+
+/**
+ * chroma-upsampling.ts's llFromSums, operation for operation in the same order (WebAssembly's
+ * doubles round as JavaScript's: the results are the same bits): `cellsHigh` rows of
+ * `cellsWide` u16 sums at `sums` to f64 coefficients at `ll`, with the Thomas coefficients of
+ * the rows (`cA`, `invA`, cellsWide f64 each) and of the columns (`cD`, `invD`, cellsHigh each).
+ * The columns' passes run two columns a vector.
+ */
+export function llFromSums(sums: usize, cellsWide: i32, cellsHigh: i32, ll: usize, cA: usize, invA: usize, cD: usize, invD: usize): void {
+  const side = 0.125;
+  const sideV = f64x2.splat(side);
+  const rowBytes = <usize>cellsWide << 3;
+  const pairs = cellsWide >> 1;
+  for (let y = 0; y < cellsHigh; y++) {
+    const row = ll + <usize>y * rowBytes;
+    // Rows are turned into coefficients and solved two at a time (the even row's turn).
+    if ((y & 1) == 0) {
+      const last = y + 1 < cellsHigh ? y + 1 : y;
+      for (let r = y; r <= last; r++) {
+        const dst = ll + <usize>r * rowBytes;
+        const src = sums + (<usize>(r * cellsWide) << 1);
+        for (let x = 0; x < cellsWide; x++) store<f64>(dst + (<usize>x << 3), <f64>load<u16>(src + (<usize>x << 1)) / 2);
+      }
+      if (cellsWide >= 2) {
+        if (last > y) solveRows(row, row + rowBytes, cellsWide, cA, invA);
+        else solveRow(row, cellsWide, cA, invA);
+      }
+    }
+    if (cellsHigh < 2) continue;
+    const inverse = load<f64>(invD + (<usize>y << 3));
+    const inverseV = f64x2.splat(inverse);
+    if (y == 0) {
+      for (let p = 0; p < pairs; p++) {
+        const at = row + (<usize>p << 4);
+        v128.store(at, f64x2.mul(v128.load(at), inverseV));
+      }
+      if (cellsWide & 1) store<f64>(row + rowBytes - 8, load<f64>(row + rowBytes - 8) * inverse);
+      continue;
+    }
+    const above = row - rowBytes;
+    for (let p = 0; p < pairs; p++) {
+      const at = <usize>p << 4;
+      v128.store(row + at, f64x2.mul(f64x2.sub(v128.load(row + at), f64x2.mul(sideV, v128.load(above + at))), inverseV));
+    }
+    if (cellsWide & 1) {
+      const at = rowBytes - 8;
+      store<f64>(row + at, (load<f64>(row + at) - side * load<f64>(above + at)) * inverse);
+    }
+  }
+  if (cellsHigh < 2) return;
+  for (let y = cellsHigh - 2; y >= 0; y--) {
+    const row = ll + <usize>y * rowBytes;
+    const below = row + rowBytes;
+    const k = load<f64>(cD + (<usize>y << 3));
+    const kV = f64x2.splat(k);
+    for (let p = 0; p < pairs; p++) {
+      const at = <usize>p << 4;
+      v128.store(row + at, f64x2.sub(v128.load(row + at), f64x2.mul(kV, v128.load(below + at))));
+    }
+    if (cellsWide & 1) {
+      const at = rowBytes - 8;
+      store<f64>(row + at, load<f64>(row + at) - k * load<f64>(below + at));
+    }
+  }
+}
+
+/**
+ * dwt-dct.ts's block rule on coefficients (readBlockRow): per block of `wide` x `high` from the
+ * f64 coefficients at `ll` (`stride` a row), the largest |c| but the top-left one; bit 1 when it
+ * is past 18 mod 36, as JavaScript's % computes it.
+ */
+export function coefficientBits(ll: usize, stride: i32, wide: i32, high: i32, out: usize): void {
+  let n: usize = out;
+  const rowBytes = <usize>stride << 3;
+  for (let by = 0; by < high; by++) {
+    const base = ll + <usize>(by * 4) * rowBytes;
+    for (let bx = 0; bx < wide; bx++) {
+      const c = base + (<usize>(bx * 4) << 3);
+      let best = max(max(abs(load<f64>(c, 8)), abs(load<f64>(c, 16))), abs(load<f64>(c, 24)));
+      for (let r: usize = 1; r < 4; r++) {
+        const row = c + r * rowBytes;
+        best = max(best, max(max(abs(load<f64>(row)), abs(load<f64>(row, 8))), max(abs(load<f64>(row, 16)), abs(load<f64>(row, 24)))));
+      }
+      // AssemblyScript's % on doubles is fmod, exact as JavaScript's.
+      store<u8>(n++, best % 36.0 > 18.0 ? 1 : 0);
+    }
+  }
+}

@@ -11,7 +11,7 @@ import { PAYLOAD_BITS } from '../src/detectors/invisible-watermark-payloads.js';
 import { bestAlignment, type PhaseReading } from '../src/media/dwt-dct-crop.js';
 import { cellSums } from '../src/media/dwt-dct-cells.js';
 import { blockBits, blockBitsFromSums, blockGrid, readBlockBits, readBlockBitsBeforeUpsampling, unsmoothedBitsFromSums } from '../src/media/dwt-dct.js';
-import { WasmReadings } from '../src/media/dwt-dct-wasm.js';
+import { WasmReadings, wasmRemainder36 } from '../src/media/dwt-dct-wasm.js';
 import { llFromSums } from '../src/media/chroma-upsampling.js';
 import { exifOrientation } from '../src/media/exif-orientation.js';
 import { opencvUPlane } from '../src/media/opencv-yuv.js';
@@ -204,3 +204,40 @@ describe('the WebAssembly kernels read what the plain forms read', () => {
     );
   });
 });
+
+describe('the kernels’ remainder mod 36', () => {
+  it('equals JavaScript’s % on multiples of 36 and their neighbours a few ulps away, and on any double', () => {
+    const near: number[] = [];
+    for (let k = 0; k < 3000; k += 7) {
+      let x = 36 * k;
+      near.push(x);
+      for (let i = 0; i < 4; i++) {
+        x = nextDown(x);
+        near.push(x);
+      }
+      x = 36 * k;
+      for (let i = 0; i < 4; i++) {
+        x = nextUp(x);
+        near.push(x);
+      }
+      near.push(36 * k + 18, nextDown(36 * k + 18), nextUp(36 * k + 18));
+    }
+    for (const x of near) expect(wasmRemainder36(x), String(x)).toBe(x % 36);
+    fc.assert(fc.property(fc.double({ min: 0, max: 2 ** 20, noNaN: true }), (x) => wasmRemainder36(x) === x % 36), { numRuns: 5000 });
+  });
+});
+
+/** The next double above / below a positive `x`. */
+function nextUp(x: number): number {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  view.setBigUint64(0, view.getBigUint64(0) + 1n);
+  return view.getFloat64(0);
+}
+function nextDown(x: number): number {
+  if (x === 0) return 0;
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  view.setBigUint64(0, view.getBigUint64(0) - 1n);
+  return view.getFloat64(0);
+}

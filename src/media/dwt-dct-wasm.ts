@@ -21,6 +21,12 @@ interface Kernels {
   blockBits(sums: number, stride: number, wide: number, high: number, out: number, pixels: number, width: number, channels: number, order: number): void;
   llFromSums(sums: number, cellsWide: number, cellsHigh: number, ll: number, cA: number, invA: number, cD: number, invD: number): void;
   coefficientBits(ll: number, stride: number, wide: number, high: number, out: number): void;
+  remainder36(x: number): number;
+}
+
+/** The kernels' x mod 36 (for the tests: it must equal JavaScript's x % 36). */
+export function wasmRemainder36(x: number): number {
+  return instantiate().remainder36(x);
 }
 
 let compiled: WebAssembly.Module | undefined;

@@ -3,6 +3,7 @@
 import { attachDetails, detailsOfResult } from '../detectors/c2pa-manifest.js';
 import type { DetectOptions } from '../engine/detect.js';
 import { newCheckId } from '../engine/ids.js';
+import { PixelOffload } from '../engine/pixel-offload.js';
 import { InputError } from '../engine/input-error.js';
 import { readInput, type InputItem } from '../engine/inputs.js';
 import type { DetectPool } from '../engine/pool.js';
@@ -36,19 +37,24 @@ function failed(source: string, err: unknown): Outcome {
   throw err;
 }
 
-/** Checks in this thread, through the library check()'s own step from bytes to a result. */
-export function inProcessChecker(options: DetectOptions, stdin: NodeJS.ReadableStream): Checker {
+/**
+ * Checks in this thread, through the library check()'s own step from bytes to a result. With
+ * `offloadPixels` (one file, not --concurrency 1, which asks for one thread), the pixel check
+ * runs on a second thread beside the others (engine/pixel-offload.ts).
+ */
+export function inProcessChecker(options: DetectOptions, stdin: NodeJS.ReadableStream, offloadPixels = false): Checker {
+  const offload = offloadPixels ? new PixelOffload() : undefined;
   return {
     async check(item) {
       try {
         const bytes = await readInput(item, stdin);
-        const result = await checkBytes(bytes, options);
+        const result = await checkBytes(bytes, options, undefined, offload);
         return { source: item.source, ok: true, result, hints: await readHints(bytes) };
       } catch (err) {
         return failed(item.source, err);
       }
     },
-    close: async () => {},
+    close: async () => offload?.close(),
   };
 }
 

@@ -7,6 +7,7 @@ import type { CatalogueName, DetectContext, DetectionResult, Detector, DetectorI
 import { resolveChecks } from './checks.js';
 import { newCheckId } from './ids.js';
 import { sniffMediaType } from '../media/sniff.js';
+import type { PixelOffload } from './pixel-offload.js';
 
 export interface DetectOptions {
   /** Detector ids; all of them when omitted. Unknown or repeated ids throw CheckSelectionError. */
@@ -22,13 +23,25 @@ export async function describeMedia(bytes: Uint8Array): Promise<Media> {
   return { bytes, type: await sniffMediaType(bytes), sha256 };
 }
 
-export async function detect(bytes: Uint8Array, options: DetectOptions = {}): Promise<DetectionResult> {
+/**
+ * `offload`: run the pixel check on a thread of its own (pixel-offload.ts), started before the
+ * other checks so that they overlap it; the CLI's one-file check asks for it.
+ */
+export async function detect(bytes: Uint8Array, options: DetectOptions = {}, offload?: PixelOffload): Promise<DetectionResult> {
   const started = performance.now();
   const checks = resolveChecks(options.checks, options.catalogue);
   const media = await describeMedia(bytes);
-  const matches: Match[] = [];
   const context: DetectContext = options.trustAnchorsPem ? { trustAnchorsPem: options.trustAnchorsPem } : {};
-  for (const id of checks) matches.push(await runCheck(detectorById(id), media, context));
+  const away = offload && checks.includes('invisible_watermark') && offload.worth(media) ? offload.run(bytes, options) : undefined;
+  const matches: Match[] = [];
+  for (const id of checks) {
+    if (away && id === 'invisible_watermark') continue;
+    matches.push(await runCheck(detectorById(id), media, context));
+  }
+  if (away) {
+    const at = checks.indexOf('invisible_watermark');
+    matches.splice(at, 0, (await away) ?? (await runCheck(detectorById('invisible_watermark'), media, context)));
+  }
   return {
     id: newCheckId(),
     media: { type: media.type, bytes: bytes.byteLength, sha256: media.sha256 },

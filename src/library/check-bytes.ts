@@ -4,10 +4,11 @@
 // input there) and makes its own DetectOptions (the `trustAnchors` option; --trust-anchors or
 // the stored anchors); from the bytes on, the path is this one.
 import { detect, type DetectOptions } from '../engine/detect.js';
+import type { PixelOffload } from '../engine/pixel-offload.js';
 import type { DetectionResult } from '../types.js';
 import { unlessAborted } from './abort.js';
 
 /** The engine's result for `bytes`, or the signal's reason the moment it aborts. */
-export function checkBytes(bytes: Uint8Array, options: DetectOptions = {}, signal?: AbortSignal): Promise<DetectionResult> {
-  return unlessAborted(detect(bytes, options), signal);
+export function checkBytes(bytes: Uint8Array, options: DetectOptions = {}, signal?: AbortSignal, offload?: PixelOffload): Promise<DetectionResult> {
+  return unlessAborted(detect(bytes, options, offload), signal);
 }

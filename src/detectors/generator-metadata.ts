@@ -66,7 +66,9 @@ const XMP_NS = {
   dc: 'http://purl.org/dc/elements/1.1/',
 };
 
-const MIDJOURNEY_JOB = /\s*Job ID:\s*[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+// No leading `\s*`: unanchored, it would retry from every character of a long run of spaces
+// (quadratic); the spaces before "Job ID" are trimmed off the prompt instead.
+const MIDJOURNEY_JOB = /Job ID:\s*[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 const GOOGLE_CREDIT = /^(Made|Edited) with Google AI\b/i;
 /** "DALL·E 3", "DALL-E", "ChatGPT", "OpenAI", "gpt-image-1"; not a bare "Dalle" (a surname). */
 const OPENAI_NAME = /\b(DALL[·\-‧. ]E(?: ?[23])?|ChatGPT|OpenAI|gpt-image-\d)\b/i;
@@ -89,7 +91,7 @@ function midjourneyCandidate(text: string | undefined, where: string): Candidate
   const m = MIDJOURNEY_JOB.exec(text);
   if (!m) return undefined;
   const record: GeneratorRecord = { tool: 'midjourney', app: 'Midjourney', where };
-  const prompt = clipPrompt(text.slice(0, m.index));
+  const prompt = clipPrompt(text.slice(0, m.index).trimEnd());
   if (prompt) record.prompt = prompt;
   return { record, rank: RANK.generic, strength: 'structured' };
 }

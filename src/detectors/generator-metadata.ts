@@ -47,7 +47,7 @@ import {
 } from './generator-json-tools.js';
 import { alphaNovelAiFields, novelAiCandidate } from './generator-novelai.js';
 import { field, readFileFields, type FileFields } from './generator-sources.js';
-import { checkNovelAiSignature, hasSignedHash, type SignatureState } from './novelai-signature.js';
+import { carriesSignedHash, checkNovelAiSignature, type SignatureState } from './novelai-signature.js';
 
 export const CONFIDENCE = {
   signed: 0.99,
@@ -257,7 +257,7 @@ export async function judgeGeneratorMetadata(media: Media, options: GeneratorMet
   xmpCandidates(f.xmp, candidates);
 
   const notes: string[] = [];
-  const signedComments = candidates.filter((c) => c.novelAiComment !== undefined && hasSignedHash(c.novelAiComment));
+  const signedComments = candidates.filter((c) => c.novelAiComment !== undefined && carriesSignedHash(c.novelAiComment));
   const canHoldPixels = media.type === 'image/png' || media.type === 'image/webp';
   const stealth = f.alpha && (await stealthPossible(media.bytes, f));
   let pixels: PixelRead | undefined;
@@ -271,7 +271,7 @@ export async function judgeGeneratorMetadata(media: Media, options: GeneratorMet
   const novelAi = candidates.filter((c) => c.record.tool === 'novelai');
   let signature: SignatureState = 'absent';
   for (const c of novelAi) {
-    if (c.novelAiComment === undefined || !hasSignedHash(c.novelAiComment)) continue;
+    if (c.novelAiComment === undefined || !carriesSignedHash(c.novelAiComment)) continue;
     let state: SignatureState;
     if (!canHoldPixels) state = 'invalid'; // NovelAI signs PNG and WebP pixels; a JPEG's are re-encoded
     else if (pixels?.pixels) state = checkNovelAiSignature(pixels.pixels, c.novelAiComment, options.novelAiPublicKey);

@@ -21,10 +21,29 @@ export interface A1111Parameters {
   settings: Map<string, string>;
 }
 
+/** `\w` of Python's re on ASCII: a letter, a digit or `_`. */
+function isWordChar(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
+}
+
+/** A character of re_param_code's key class `[\w \-/]`. */
+function isKeyChar(c: number): boolean {
+  return isWordChar(c) || c === 0x20 || c === 0x2d || c === 0x2f;
+}
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+}
+
 /**
- * The `Key: value, Key: "quoted, value"` pairs of a settings line, as A1111's re_param_code reads
- * them, by a hand-written scan rather than that regex: its nested quantifiers backtrack
+ * The `Key: value, Key: "quoted, value"` pairs of a settings line, as A1111's re_param_code
+ * (`\s*(\w[\w \-/]+):\s*("(?:\\.|[^\\"])+"|[^,]*)(?:,|$)`, searched along the line by findall)
+ * reads them, by a hand-written scan rather than that regex: its nested quantifiers backtrack
  * quadratically on a hostile line, and every step here moves forward.
+ * The key of a colon is the run of key characters that ends at it, from its first word character:
+ * text before that run is skipped as the regex's search skips it, such as a bare segment
+ * (`Steps: 20, Hires upscale, Seed: 1`: A1111's writer puts the key alone when the value equals
+ * it) or a colon with no key before it.
  */
 function params(text: string): Map<string, string> {
   const out = new Map<string, string>();
@@ -32,19 +51,29 @@ function params(text: string): Map<string, string> {
   const n = line.length;
   let i = 0;
   while (i < n && out.size < MAX_PARAMS) {
-    while (i < n && (line[i] === ' ' || line[i] === ',')) i++;
     const colon = line.indexOf(':', i);
     if (colon < 0) break;
-    const key = line.slice(i, colon).trim();
+    let start = colon;
+    while (start > i && isKeyChar(line.charCodeAt(start - 1))) start--;
+    while (start < colon && !isWordChar(line.charCodeAt(start))) start++;
+    if (colon - start < 2) {
+      i = colon + 1; // `\w[\w \-/]+` is two characters at least: no pair at this colon
+      continue;
+    }
+    const key = line.slice(start, colon).trim();
     let j = colon + 1;
-    while (j < n && line[j] === ' ') j++;
-    let value: string;
+    while (j < n && isSpace(line.charCodeAt(j))) j++;
+    let value: string | undefined;
     if (line[j] === '"') {
+      // The quoted form only when it closes and a comma or the end follows; else `[^,]*`.
       let k = j + 1;
       while (k < n && line[k] !== '"') k += line[k] === '\\' ? 2 : 1;
-      value = line.slice(j + 1, Math.min(k, n));
-      i = k + 1;
-    } else {
+      if (k < n && k > j + 1 && (k + 1 === n || line[k + 1] === ',')) {
+        value = line.slice(j + 1, k);
+        i = k + 2;
+      }
+    }
+    if (value === undefined) {
       const comma = line.indexOf(',', j);
       const end = comma < 0 ? n : comma;
       value = line.slice(j, end).trim();

@@ -52,7 +52,7 @@ import {
 } from './generator-json-tools.js';
 import { alphaNovelAiFields, novelAiCandidate } from './generator-novelai.js';
 import { field, readFileFields, type FileFields } from './generator-sources.js';
-import { checkNovelAiSignature, hasSignedHash, type SignatureState } from './novelai-signature.js';
+import { carriesSignedHash, checkNovelAiSignature, type SignatureState } from './novelai-signature.js';
 
 export const CONFIDENCE = {
   signed: 0.99,
@@ -71,7 +71,9 @@ const XMP_NS = {
   dc: 'http://purl.org/dc/elements/1.1/',
 };
 
-const MIDJOURNEY_JOB = /\s*Job ID:\s*[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+// No leading `\s*`: unanchored, it would retry from every character of a long run of spaces
+// (quadratic); the spaces before "Job ID" are trimmed off the prompt instead.
+const MIDJOURNEY_JOB = /Job ID:\s*[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 const GOOGLE_CREDIT = /^(Made|Edited) with Google AI\b/i;
 /** "DALL·E 3", "DALL-E", "ChatGPT", "OpenAI", "gpt-image-1"; not a bare "Dalle" (a surname). */
 const OPENAI_NAME = /\b(DALL[·\-‧. ]E(?: ?[23])?|ChatGPT|OpenAI|gpt-image-\d)\b/i;
@@ -94,7 +96,7 @@ function midjourneyCandidate(text: string | undefined, where: string): Candidate
   const m = MIDJOURNEY_JOB.exec(text);
   if (!m) return undefined;
   const record: GeneratorRecord = { tool: 'midjourney', app: 'Midjourney', where };
-  const prompt = clipPrompt(text.slice(0, m.index));
+  const prompt = clipPrompt(text.slice(0, m.index).trimEnd());
   if (prompt) record.prompt = prompt;
   return { record, rank: RANK.generic, strength: 'structured' };
 }
@@ -264,7 +266,7 @@ export async function judgeGeneratorMetadata(media: Media, options: GeneratorMet
   xmpCandidates(f.xmp, candidates);
 
   const notes: string[] = [];
-  const signedComments = candidates.filter((c) => c.novelAiComment !== undefined && hasSignedHash(c.novelAiComment));
+  const signedComments = candidates.filter((c) => c.novelAiComment !== undefined && carriesSignedHash(c.novelAiComment));
   const canHoldPixels = media.type === 'image/png' || media.type === 'image/webp';
   const stealth = f.alpha && (await stealthPossible(media.bytes, f));
   let pixels: PixelRead | undefined;
@@ -278,7 +280,7 @@ export async function judgeGeneratorMetadata(media: Media, options: GeneratorMet
   const novelAi = candidates.filter((c) => c.record.tool === 'novelai');
   let signature: SignatureState = 'absent';
   for (const c of novelAi) {
-    if (c.novelAiComment === undefined || !hasSignedHash(c.novelAiComment)) continue;
+    if (c.novelAiComment === undefined || !carriesSignedHash(c.novelAiComment)) continue;
     let state: SignatureState;
     if (!canHoldPixels) state = 'invalid'; // NovelAI signs PNG and WebP pixels; a JPEG's are re-encoded
     else if (pixels?.pixels) state = checkNovelAiSignature(pixels.pixels, c.novelAiComment, options.novelAiPublicKey);

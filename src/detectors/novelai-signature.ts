@@ -43,6 +43,18 @@ function decodedComment(commentText: string): PyValue | undefined {
   }
 }
 
+/**
+ * True when the comment has a `signed_hash` key where nai_sig.py looks for it (the decoded
+ * comment): a comment that only mentions the words, in a prompt or as another key's value, has
+ * no signature, in a JPEG too. A comment that mentions them but cannot be parsed counts as having
+ * one, which checkNovelAiSignature then calls invalid.
+ */
+export function carriesSignedHash(commentText: string): boolean {
+  if (!hasSignedHash(commentText)) return false;
+  const comment = decodedComment(commentText);
+  return comment === undefined || comment.kind !== 'object' || comment.entries.some(([k]) => k === 'signed_hash');
+}
+
 /** True when the comment carries a signed_hash at all (a cheap test, before decoding pixels). */
 export function hasSignedHash(commentText: string): boolean {
   return commentText.includes('signed_hash');

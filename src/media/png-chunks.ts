@@ -91,9 +91,14 @@ function latin1OrUtf8(b: Uint8Array): string {
   return latin1.decode(b);
 }
 
-/** A value with the NULs some writers leave at its end (TensorArt) removed. */
+/**
+ * A value with the NULs some writers leave at its end (TensorArt) removed. A loop from the end,
+ * not `/\0+$/`, which retries from every NUL of a long run that is not at the end (quadratic).
+ */
 function trimNuls(text: string): string {
-  return text.replace(/\0+$/, '');
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0) end--;
+  return end === text.length ? text : text.slice(0, end);
 }
 
 class Inflater {

@@ -31,9 +31,17 @@ function decoder(label: string): TextDecoder {
   }
 }
 
-/** The text without the NULs and spaces that writers pad the field with. */
+const NUL_OR_SPACE = /[\0\s]/;
+
+/**
+ * The text without the NULs and spaces that writers pad the field with. A loop from the end, not
+ * `/[\0\s]+$/`: that regex retries from every character of a long run that is not at the end
+ * ("x", a million spaces, "y"), which is quadratic.
+ */
 function clean(text: string): string {
-  return text.replace(/[\0\s]+$/, '').replace(/^\uFEFF/, '');
+  let end = text.length;
+  while (end > 0 && NUL_OR_SPACE.test(text[end - 1]!)) end--;
+  return text.slice(0, end).replace(/^\uFEFF/, '');
 }
 
 /**

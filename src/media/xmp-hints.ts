@@ -110,18 +110,106 @@ export async function xmpPacket(bytes: Uint8Array): Promise<string | undefined> 
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
+// Every lookup below is linear in the packet, which is text from the file (up to MAX_PACKET): no
+// pattern can retry a long stretch from each of many start positions. Start tags are cut at the
+// first `<` or `>` (neither belongs inside a tag of well-formed XML), so the spans that are
+// scanned never overlap.
+
+/** The text with each `<![CDATA[...]]>` replaced by its content (a loop, not a lazy regex that
+ * would scan to the end again from every unterminated opening). */
+function unwrapCdata(text: string): string {
+  let out = '';
+  let from = 0;
+  for (;;) {
+    const open = text.indexOf('<![CDATA[', from);
+    if (open < 0) break;
+    const close = text.indexOf(']]>', open + 9);
+    if (close < 0) break; // no later opening can close either
+    out += text.slice(from, open) + text.slice(open + 9, close);
+    from = close + 3;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
 function decodeXml(text: string): string {
-  return text
-    .replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, '$1')
-    .replace(/&(#x[0-9a-fA-F]+|#\d+|amp|lt|gt|quot|apos);/g, (_m, e: string) => {
-      if (e[0] !== '#') return ENTITIES[e]!;
-      const code = e[1] === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '';
-    });
+  return unwrapCdata(text).replace(/&(#x[0-9a-fA-F]+|#\d+|amp|lt|gt|quot|apos);/g, (_m, e: string) => {
+    if (e[0] !== '#') return ENTITIES[e]!;
+    const code = e[1] === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '';
+  });
 }
 
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** A packet binds a namespace to one prefix, rarely two; more than this is not looked through. */
+const MAX_PREFIXES = 8;
+const TAG_END = /[<>]/g;
+const RESOURCE = /rdf:resource\s*=\s*(?:"([^"]*)"|'([^']*)')/;
+// `[^<>]` in the li's start tag: with `[^>]` each `<rdf:li` left open would scan on to the same
+// far `>`.
+const FIRST_LI = /<rdf:li(?:\s[^<>]*)?>([^<]*)<\/rdf:li\s*>/;
+
+interface StartTag {
+  /** The text between the name and the closing `>` (or `/>`). */
+  attributes: string;
+  /** Where the text after the tag starts. */
+  after: number;
+  selfClosing: boolean;
+}
+
+/** The well-formed start tags `<name ...>` of the packet, in order. */
+function* startTags(xmp: string, name: string): Generator<StartTag> {
+  const open = `<${name}`;
+  for (let at = xmp.indexOf(open); at >= 0; at = xmp.indexOf(open, at + 1)) {
+    const nameEnd = at + open.length;
+    TAG_END.lastIndex = nameEnd;
+    const end = TAG_END.exec(xmp)?.index;
+    if (end === undefined) return; // no `>` anywhere after: no tag can close
+    if (xmp[end] === '<') continue; // cut short by another tag
+    const selfClosing = xmp[end - 1] === '/';
+    const attributes = xmp.slice(nameEnd, selfClosing ? end - 1 : end);
+    if (attributes !== '' && !/^\s/.test(attributes)) continue; // a longer name, `<name/x>`
+    yield { attributes, after: end + 1, selfClosing };
+  }
+}
+
+/** Where the first `</name>` (spaces allowed before the `>`) at or after `from` starts. */
+function closingTag(xmp: string, name: string, from: number): number {
+  const close = `</${name}`;
+  for (let at = xmp.indexOf(close, from); at >= 0; at = xmp.indexOf(close, at + 1)) {
+    let p = at + close.length;
+    while (p < xmp.length && /\s/.test(xmp[p]!)) p++;
+    if (xmp[p] === '>') return at;
+  }
+  return -1;
+}
+
+/** The attribute `name="..."` (or '...') anywhere in the packet. */
+function attributeForm(xmp: string, name: string): string | undefined {
+  const m = new RegExp(`[\\s"']${escapeRegExp(name)}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`).exec(xmp);
+  return m?.[1] ?? m?.[2];
+}
+
+/** `<name rdf:resource="..."/>`: the first self-closing tag of the name with that attribute. */
+function resourceForm(xmp: string, name: string): string | undefined {
+  for (const tag of startTags(xmp, name)) {
+    if (!tag.selfClosing || tag.attributes === '') continue;
+    const m = RESOURCE.exec(tag.attributes);
+    if (m) return m[1] ?? m[2];
+  }
+  return undefined;
+}
+
+/** `<name>value</name>`: the content of the first element of the name that is not self-closing. */
+function elementForm(xmp: string, name: string): string | undefined {
+  for (const tag of startTags(xmp, name)) {
+    if (tag.selfClosing) continue;
+    const close = closingTag(xmp, name, tag.after);
+    return close < 0 ? undefined : xmp.slice(tag.after, close);
+  }
+  return undefined;
 }
 
 /**
@@ -132,19 +220,18 @@ function escapeRegExp(s: string): string {
  */
 export function xmpProperty(xmp: string, namespace: string, localName: string): string | undefined {
   const ns = escapeRegExp(namespace);
-  const bind = new RegExp(`xmlns:([A-Za-z_][\\w.-]*)\\s*=\\s*(?:"${ns}"|'${ns}')`, 'g');
-  const prefixes = new Set([...xmp.matchAll(bind)].map((m) => m[1]!));
+  // A prefix is an XML name; 64 characters is far past any real one.
+  const bind = new RegExp(`xmlns:([A-Za-z_][\\w.-]{0,63})\\s*=\\s*(?:"${ns}"|'${ns}')`, 'g');
+  const prefixes = new Set<string>();
+  for (const m of xmp.matchAll(bind)) {
+    prefixes.add(m[1]!);
+    if (prefixes.size >= MAX_PREFIXES) break;
+  }
   for (const prefix of prefixes) {
-    const name = `${escapeRegExp(prefix)}:${escapeRegExp(localName)}`;
-    const patterns = [
-      new RegExp(`[\\s"']${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`),
-      new RegExp(`<${name}\\s[^>]*?rdf:resource\\s*=\\s*(?:"([^"]*)"|'([^']*)')[^>]*/>`),
-      new RegExp(`<${name}(?:\\s[^>]*[^/>])?\\s*>([\\s\\S]*?)</${name}\\s*>`),
-    ];
-    for (const re of patterns) {
-      const m = re.exec(xmp);
-      let raw = m?.[1] ?? m?.[2];
-      if (raw !== undefined && raw.includes('<')) raw = /<rdf:li(?:\s[^>]*)?>([^<]*)<\/rdf:li\s*>/.exec(raw)?.[1];
+    const name = `${prefix}:${localName}`;
+    for (const form of [attributeForm, resourceForm, elementForm]) {
+      let raw = form(xmp, name);
+      if (raw !== undefined && raw.includes('<')) raw = FIRST_LI.exec(raw)?.[1];
       if (raw === undefined) continue;
       const value = decodeXml(raw).trim();
       if (value) return value.slice(0, MAX_VALUE);

@@ -138,9 +138,17 @@ async function lazyEntries(entry, dir) {
 }
 
 /** A realm's split build: its entry, its lazy modules and their shared chunks, all in `dir`. */
-async function splitBuild(entry, dir) {
-  return build({ ...mainOptions, entryPoints: { ...entry, ...(await lazyEntries(entry, dir)) }, chunkNames: `${dir}/chunk-[hash]` });
+async function splitBuild(entry, dir, more = {}) {
+  return build({ ...mainOptions, entryPoints: { ...entry, ...(await lazyEntries(entry, dir)), ...more }, chunkNames: `${dir}/chunk-[hash]` });
 }
+
+/**
+ * The daemon's app and server, which `provenance daemon start` runs, as entries of their own: the
+ * daemon contract suite builds its apps with them when it runs on dist/ (PROVENANCE_SUITE_DIST,
+ * test/daemon/helpers.ts), so that it tests the bundles users run. The same modules, in the same
+ * realm: only where the code sits among the files changes.
+ */
+const DAEMON_ENTRIES = { 'lazy/daemon-http-app': 'src/daemon/http/app.ts', 'lazy/daemon-http-server': 'src/daemon/http/server.ts' };
 
 /**
  * Bundled CommonJS (commander) calls require(), which an ES module lacks: an output holding
@@ -191,7 +199,7 @@ function writeOutputs(result) {
 // the library's (dist/index.js, dist/lib/), which a process never loads together (the CLI does
 // not import the library's entry). Apart, each entry's start-up path holds only what it shares
 // with its own lazy modules: importing the library stays light (test/library-import.test.ts).
-const cli = await splitBuild({ cli: 'src/cli.ts' }, 'lazy');
+const cli = await splitBuild({ cli: 'src/cli.ts' }, 'lazy', DAEMON_ENTRIES);
 const library = await splitBuild({ index: 'src/index.ts' }, 'lib');
 const cliMetafiles = [cli.metafile];
 const extra = [];

@@ -9,12 +9,11 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex, newKeyValue } from '../../src/daemon/accounts/key-format.js';
-import { startDaemon } from '../../src/daemon/http/server.js';
 import { MetricsListenError, parseMetricsListen } from '../../src/daemon/http/metrics-listen.js';
 import { parseExposition, sampleValue, type Exposition } from '../helpers/prom-text.js';
 import { timeStore } from '../../src/daemon/store/timed-store.js';
 import type { Store } from '../../src/daemon/store/store.js';
-import { b64, bearer, expectError, http, listen, makeApp, storeKind, tempDir, type TestApp } from './helpers.js';
+import { b64, bearer, expectError, http, listen, makeApp, startDaemon, storeKind, tempDir, type TestApp } from './helpers.js';
 import { startDaemonProcess } from './process.js';
 
 const PHOTO = readFileSync('examples/camera.jpg');
@@ -166,7 +165,8 @@ describe('GET /metrics after a known sequence of requests', () => {
     expect(sampleValue(exposition, 'provenance_media_budget_in_use_bytes')).toBe(0);
     expect(sampleValue(exposition, 'provenance_media_budget_waiting_requests')).toBe(0);
     expect(sampleValue(exposition, 'provenance_media_budget_bytes')).toBe(256 * 1024 * 1024);
-    expect(sampleValue(exposition, 'provenance_detect_workers')).toBe(0);
+    // The app's pool: none from src/, the daemon's default on the built daemon (helpers.ts).
+    expect(sampleValue(exposition, 'provenance_detect_workers')).toBe(t.app.services.pool.size);
     expect(sampleValue(exposition, 'provenance_detect_workers_busy')).toBe(0);
     expect(sampleValue(exposition, 'provenance_detect_tasks_queued')).toBe(0);
     const pool = sampleValue(exposition, 'provenance_pg_pool_connections');

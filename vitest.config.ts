@@ -55,8 +55,20 @@ const CONTRACT_FILES = [
   'test/daemon/web-security.test.ts',
   'test/daemon/readyz.test.ts',
   'test/daemon/metrics.test.ts',
+  'test/daemon/suite-target.test.ts',
 ];
 const POSTGRES_ONLY = 'test/postgres/**/*.test.ts';
+// The Verify page's tests, which build their apps with makeApp as the contract files do: with
+// those, the pages' tests of the `dist` project (the report's pages come from the built CLI in
+// test/report/ in every project).
+const PAGE_FILES = ['test/daemon/verify.test.ts', 'test/daemon/verify-browser.test.ts'];
+
+// What ships is what is tested (issue 34): the `dist` and `postgres` projects run the contract
+// suite on the bundles in dist/ that `provenance daemon start` runs, with the worker pool on
+// (PROVENANCE_SUITE_DIST, test/daemon/helpers.ts); the `file` project runs it from src/ with
+// detection on the main thread (fast, and what mutation testing measures). Node loads dist/
+// itself (server.deps.external below), as it does for users, not vitest's module runner.
+const SUITE_DIST = { PROVENANCE_SUITE_DIST: '1' };
 
 /** The postgres project when a server answers; else a visible notice (and, under CI, a failure). */
 async function postgresProjects() {
@@ -79,8 +91,8 @@ async function postgresProjects() {
       extends: true as const,
       test: {
         name: 'postgres',
-        include: [...CONTRACT_FILES, POSTGRES_ONLY],
-        env: { ...isolated, PROVENANCE_TEST_STORE: 'postgres' },
+        include: [...CONTRACT_FILES, ...PAGE_FILES, POSTGRES_ONLY],
+        env: { ...isolated, ...SUITE_DIST, PROVENANCE_TEST_STORE: 'postgres' },
         globalSetup: ['test/helpers/pg-global-setup.ts'],
       },
     },
@@ -93,6 +105,7 @@ export default defineConfig(async () => ({
     hookTimeout: 120_000,
     env: isolated,
     reporters: ['default', './test/helpers/summary-reporter.ts'],
+    server: { deps: { external: [/\/dist\//] } },
     projects: [
       {
         extends: true as const,
@@ -102,17 +115,18 @@ export default defineConfig(async () => ({
           exclude: [POSTGRES_ONLY, '**/node_modules/**'],
         },
       },
-      // The contract suite again on daemons started with --test-mode (issue 15): with the clock
-      // unmoved and no forced answer asked for, a test-mode daemon answers as any other.
+      // The contract suite again on the built daemon, workers on (above), in --test-mode
+      // (issue 15): with the clock unmoved and no forced answer asked for, a test-mode daemon
+      // answers as any other. One project for both keeps CI's time (three Node versions).
       ...(nested
         ? []
         : [
             {
               extends: true as const,
               test: {
-                name: 'test-mode',
-                include: CONTRACT_FILES,
-                env: { ...isolated, PROVENANCE_SUITE_TEST_MODE: '1' },
+                name: 'dist',
+                include: [...CONTRACT_FILES, ...PAGE_FILES],
+                env: { ...isolated, ...SUITE_DIST, PROVENANCE_SUITE_TEST_MODE: '1' },
               },
             },
           ]),

@@ -1,22 +1,31 @@
-// Builds dist/: the CLI (dist/cli.js), the library (dist/index.js), the pool's worker (dist/detect-worker.js), and one bundle
-// in dist/lazy/ for each of our modules that the code imports dynamically (the progress display,
-// the worker pool, daemon and trust commands, ...).
+// Builds dist/: the CLI (dist/cli.js), the library (dist/index.js), the pool's worker
+// (dist/detect-worker.js), one output in dist/lazy/ for each of our modules that the code imports
+// dynamically (the progress display, the worker pool, daemon and trust commands, ...), and the
+// chunks in dist/lazy/ that those share.
 //
-// Why this shape: a start should load as few ES modules as possible (Node 20's ESM loader costs
-// about 2 ms per module, measured in docs/PERFORMANCE.md), and nothing heavy. esbuild's own
-// code splitting would turn shared code into chunks that every start loads one by one; without
-// splitting it would inline lazy modules and hoist their imports of ink or react to the top of
-// cli.js. So each dynamic import of our own code becomes its own self-contained bundle, and
-// test/bundle.test.ts checks that the start-up path stays one file with no package imports.
+// Why this shape (issue 34): every module lives in exactly one output file of a process. Before,
+// each lazy module was a self-contained bundle with its own copy of everything it imported, and a
+// module with identity or state then existed twice in one daemon: dist/lazy/daemon-http-metrics.js
+// carried its own ApiError, the error handler's `instanceof` failed, and GET /metrics without a
+// token answered 500. So the CLI, the library and the lazy modules are one esbuild build with code
+// splitting: what several of them import goes into a shared chunk that each imports. The price is
+// a few more files on the start-up path (test/bundle.test.ts bounds it; docs/PERFORMANCE.md).
+// dist/detect-worker.js stays a self-contained bundle: it runs in worker threads, a module realm of
+// its own that exchanges only copies of data with the main thread, so a module in both it and the
+// main graph is two instances by design, never shared by reference.
+//
+// The build REFUSES an output set where any of our modules or a package's sits in more than one
+// output of one realm (checkSingleCopies below): a copy of an error class, a registry or a cache
+// is a defect that no test from src/ can see.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { build } from 'esbuild';
 
-const DIST = 'dist';
-const LAZY = join(DIST, 'lazy');
+// PROVENANCE_BUILD_OUT: another folder than dist/ (test/build-single-copy.test.ts builds into a
+// temporary one, so that it never replaces the dist/ other tests run).
+const DIST = process.env.PROVENANCE_BUILD_OUT || 'dist';
 
-rmSync(DIST, { recursive: true, force: true });
 // The WebAssembly kernels first (scripts/build-wasm.mjs): src/media/dwt-dct-wasm-bytes.ts, which
 // the bundles below import and the engine's fingerprint hashes.
 await import('./build-wasm.mjs');
@@ -54,46 +63,9 @@ const common = {
     // The daemon's metrics (daemon/http/metrics.ts, its own lazy bundle): read only by a daemon start.
     'prom-client',
   ],
-  // Bundled CommonJS dependencies (commander) call require(); give them one.
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   define: ENGINE_BUILD,
   logLevel: 'warning',
 };
-
-/** src/ui/progress.tsx -> "ui-progress" */
-const lazyName = (source) => relative('src', source).replace(/\.[jt]sx?$/, '').replaceAll('/', '-');
-
-/** The TypeScript source behind an import of "./x.js". */
-function sourceOf(resolveDir, spec) {
-  const base = resolve(resolveDir, spec).replace(/\.js$/, '');
-  for (const ext of ['.ts', '.tsx', '.js']) if (existsSync(base + ext)) return base + ext;
-  throw new Error(`cannot find the source of ${spec} from ${resolveDir}`);
-}
-
-const pending = [];
-const queued = new Set();
-
-/** Makes every dynamic import of our own code external, pointing at its lazy bundle. */
-function lazyImports(outfile) {
-  return {
-    name: 'lazy-imports',
-    setup(b) {
-      b.onResolve({ filter: /^\.\.?\// }, (args) => {
-        // Only our own code's: a package's dynamic import of its own files stays in its bundle.
-        if (args.kind !== 'dynamic-import' || args.importer.includes(`${sep}node_modules${sep}`)) return undefined;
-        const source = sourceOf(args.resolveDir, args.path);
-        const name = lazyName(relative(process.cwd(), source));
-        if (!queued.has(source)) {
-          queued.add(source);
-          pending.push({ source, outfile: join(LAZY, `${name}.js`) });
-        }
-        let path = relative(dirname(outfile), join(LAZY, `${name}.js`));
-        if (!path.startsWith('.')) path = `./${path}`;
-        return { path, external: true };
-      });
-    },
-  };
-}
 
 // The progress display carries ink and react inside its bundle. Loaded as packages, they are
 // some 540 module files, and Node 20's loader took 0.55 to 1 s of the main thread to resolve,
@@ -133,33 +105,122 @@ function progressDependencies() {
   };
 }
 
-/** Bundles with no CommonJS inside need no `require` (the library's entry: node:module costs its import). */
-const NO_REQUIRE = new Set(['src/index.ts']);
 
-async function bundle(source, outfile) {
-  const progress = relative(process.cwd(), resolve(source)) === PROGRESS;
-  await build({
-    ...common,
-    ...(NO_REQUIRE.has(relative(process.cwd(), resolve(source))) ? { banner: {} } : {}),
-    entryPoints: [source],
-    outfile,
-    plugins: [...(progress ? [progressDependencies()] : []), lazyImports(outfile)],
-    ...(progress
-      ? {
-          external: common.external.filter((p) => !BUNDLED_IN_PROGRESS.has(p)),
-          define: { ...ENGINE_BUILD, 'process.env.NODE_ENV': '"production"' },
-        }
-      : {}),
-  });
+/** src/ui/progress.tsx -> "ui-progress" */
+const lazyName = (source) => relative('src', source).replace(/\.[jt]sx?$/, '').replaceAll('/', '-');
+
+const mainOptions = {
+  ...common,
+  splitting: true,
+  outdir: DIST,
+  // ink and react go into the progress display's output only (the one module that imports them).
+  // Loaded as packages, they are some 540 module files, and Node 20's loader took 0.55 to 1 s of
+  // the main thread to resolve, read and compile them (docs/PERFORMANCE.md): a folder scan in a
+  // terminal took 1.7 to 1.8 times as long as the same scan piped. Bundled, with React's
+  // production build, they load in a fifth of that.
+  external: common.external.filter((p) => !BUNDLED_IN_PROGRESS.has(p)),
+  define: { ...ENGINE_BUILD, 'process.env.NODE_ENV': '"production"' },
+  plugins: [progressDependencies()],
+  write: false,
+  metafile: true,
+};
+
+/**
+ * Our modules that an entry imports dynamically, each an entry of its own named <dir>/<its path>
+ * (esbuild would make them entries anyway; this names them). A first pass, not written, finds
+ * them in its metafile.
+ */
+async function lazyEntries(entry, dir) {
+  const { metafile } = await build({ ...mainOptions, entryPoints: entry, chunkNames: `${dir}/chunk-[hash]` });
+  const entries = {};
+  for (const info of Object.values(metafile.inputs)) {
+    for (const imp of info.imports) {
+      if (imp.kind === 'dynamic-import' && !imp.external && imp.path.startsWith('src/')) entries[`${dir}/${lazyName(imp.path)}`] = imp.path;
+    }
+  }
+  return entries;
 }
 
-await bundle('src/cli.ts', join(DIST, 'cli.js'));
-// The library's entry (`import ... from 'provenance-check'`, package.json "exports"); its lazy parts
-// (the worker pool) share dist/lazy/ with the CLI's. Its declarations come from
-// tsconfig.types.json, run by `npm run build` after this script.
-await bundle('src/index.ts', join(DIST, 'index.js'));
-await bundle('src/engine/detect-worker.ts', join(DIST, 'detect-worker.js'));
-while (pending.length) {
-  const { source, outfile } = pending.shift();
-  await bundle(source, outfile);
+/** A realm's split build: its entry, its lazy modules and their shared chunks, all in `dir`. */
+async function splitBuild(entry, dir, more = {}) {
+  return build({ ...mainOptions, entryPoints: { ...entry, ...(await lazyEntries(entry, dir)), ...more }, chunkNames: `${dir}/chunk-[hash]` });
 }
+
+/**
+ * The daemon's app and server, which `provenance daemon start` runs, as entries of their own: the
+ * daemon contract suite builds its apps with them when it runs on dist/ (PROVENANCE_SUITE_DIST,
+ * test/daemon/helpers.ts), so that it tests the bundles users run. The same modules, in the same
+ * realm: only where the code sits among the files changes.
+ */
+const DAEMON_ENTRIES = { 'lazy/daemon-http-app': 'src/daemon/http/app.ts', 'lazy/daemon-http-server': 'src/daemon/http/server.ts' };
+
+/**
+ * Bundled CommonJS (commander) calls require(), which an ES module lacks: an output holding
+ * esbuild's require shim gets one. The others (the library's entry among them) do not pay the
+ * import of node:module.
+ */
+const REQUIRE_BANNER = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);\n";
+const withRequire = (text) => (text.includes('typeof require') ? REQUIRE_BANNER + text : text);
+
+/**
+ * Refuses a build where a module sits in more than one output of one realm (the outputs that load
+ * into one module graph: the main thread's, or a worker thread's). Each copy would have its own
+ * classes (an `instanceof` across copies fails), its own registries and caches. Ours or a
+ * package's, any module counts: a rule on what a module holds ("defines a class", "has a
+ * top-level Map") would miss the next way to have state, and with code splitting no module
+ * needs two copies.
+ */
+function checkSingleCopies(realm, metafiles) {
+  const where = new Map();
+  for (const metafile of metafiles) {
+    for (const [output, info] of Object.entries(metafile.outputs)) {
+      for (const [input, use] of Object.entries(info.inputs)) {
+        if (use.bytesInOutput === 0) continue;
+        if (!where.has(input)) where.set(input, new Set());
+        where.get(input).add(output);
+      }
+    }
+  }
+  const copies = [...where].filter(([, outputs]) => outputs.size > 1);
+  if (copies.length === 0) return;
+  const list = copies.map(([input, outputs]) => `  ${input}: ${[...outputs].join(', ')}`).join('\n');
+  throw new Error(
+    `build refused: ${copies.length} module(s) would be in more than one output file of the ${realm} realm, ` +
+      'each copy with its own classes (instanceof fails across copies), registries and caches ' +
+      `(issue 34; see checkSingleCopies in scripts/build.mjs):\n${list}`,
+  );
+}
+
+/** Writes an esbuild result's files (the builds are not written until every check passed). */
+function writeOutputs(result) {
+  for (const file of result.outputFiles) {
+    mkdirSync(dirname(file.path), { recursive: true });
+    writeFileSync(file.path, withRequire(file.text));
+  }
+}
+
+// Two realms in the main thread, each one split build: the CLI's (dist/cli.js, dist/lazy/) and
+// the library's (dist/index.js, dist/lib/), which a process never loads together (the CLI does
+// not import the library's entry). Apart, each entry's start-up path holds only what it shares
+// with its own lazy modules: importing the library stays light (test/library-import.test.ts).
+const cli = await splitBuild({ cli: 'src/cli.ts' }, 'lazy', DAEMON_ENTRIES);
+const library = await splitBuild({ index: 'src/index.ts' }, 'lib');
+const cliMetafiles = [cli.metafile];
+const extra = [];
+// PROVENANCE_BUILD_DUPLICATE=src/x.ts: also build that module the old way, as a self-contained
+// bundle beside the CLI's, so that test/build-single-copy.test.ts can see the refusal fire.
+if (process.env.PROVENANCE_BUILD_DUPLICATE) {
+  const source = process.env.PROVENANCE_BUILD_DUPLICATE;
+  const alone = await build({ ...mainOptions, splitting: false, outdir: undefined, entryPoints: [source], outfile: join(DIST, 'lazy', `${lazyName(source)}-alone.js`) });
+  cliMetafiles.push(alone.metafile);
+  extra.push(alone);
+}
+checkSingleCopies('CLI', cliMetafiles);
+checkSingleCopies('library', [library.metafile]);
+
+// The worker threads' realm: one self-contained bundle (see the top of this file).
+const worker = await build({ ...common, entryPoints: ['src/engine/detect-worker.ts'], outfile: join(DIST, 'detect-worker.js'), write: false, metafile: true });
+checkSingleCopies('worker', [worker.metafile]);
+
+rmSync(DIST, { recursive: true, force: true });
+for (const result of [cli, library, ...extra, worker]) writeOutputs(result);

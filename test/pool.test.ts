@@ -76,4 +76,13 @@ describe('DetectPool byte hand-over', () => {
     await pool.run({ source: 'pooled', bytes: pooled });
     expect(Buffer.compare(pooled, before)).toBe(0); // still readable: copied, not moved
   });
+
+  it('copies, never moves, the bytes of a caller that reads them after the check (keepBytes)', async () => {
+    const owned = Uint8Array.from(tinyPng({ seed: 78 }));
+    const before = Uint8Array.from(owned);
+    const { result } = await pool.run({ source: 'kept', bytes: owned, keepBytes: true });
+    expect(result.media.bytes).toBe(before.byteLength);
+    expect(owned.byteLength).toBe(before.byteLength);
+    expect(Buffer.compare(owned, before)).toBe(0);
+  });
 });

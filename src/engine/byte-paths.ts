@@ -1,7 +1,6 @@
 // Paths whose bytes are not valid UTF-8 (`bad\xffname.png`). Node's strings cannot hold such a
 // name (decoding puts U+FFFD in place of the odd bytes, and that string names no file), so these
 // paths are kept as bytes (a Buffer, which every fs call takes) and shown in an escaped form.
-import { readdir } from 'node:fs/promises';
 import { sep } from 'node:path';
 
 /** A path as the file system has it: a string, or its bytes when they are not valid UTF-8. */
@@ -74,42 +73,4 @@ export function joinBytes(folder: FsPath, name: Buffer): Buffer {
   const head = typeof folder === 'string' ? Buffer.from(folder, 'utf8') : folder;
   const needsSep = head.length > 0 && head[head.length - 1] !== sep.charCodeAt(0);
   return Buffer.concat(needsSep ? [head, Buffer.from(sep), name] : [head, name]);
-}
-
-export type LossyMatch = { kind: 'found'; path: Buffer } | { kind: 'ambiguous'; paths: Buffer[] } | { kind: 'none' };
-
-/**
- * The file a command-line argument meant, when the argument holds U+FFFD: Node decodes argv as
- * UTF-8 and puts U+FFFD where the bytes were not valid, so the bytes typed are gone. Each part
- * of the path holding U+FFFD is matched against the names its folder lists (read as bytes):
- * the names whose decoding gives that part. One match is the file; several are ambiguous.
- */
-export async function resolveLossyPath(arg: string): Promise<LossyMatch> {
-  const parts = arg.split(sep);
-  let candidates: FsPath[] = [''];
-  for (let i = 0; i < parts.length; i++) {
-    const part = parts[i]!;
-    const next: FsPath[] = [];
-    for (const prefix of candidates) {
-      if (!part.includes('\uFFFD')) {
-        next.push(i === 0 ? part : typeof prefix === 'string' ? prefix + sep + part : joinBytes(prefix, Buffer.from(part, 'utf8')));
-        continue;
-      }
-      const folder: FsPath = i === 0 ? '.' : prefix === '' ? sep : prefix;
-      let names: Buffer[];
-      try {
-        names = await readdir(folder, { encoding: 'buffer' });
-      } catch {
-        continue;
-      }
-      for (const name of names) {
-        if (utf8Name(name) !== undefined || name.toString('utf8') !== part) continue;
-        next.push(i === 0 ? name : joinBytes(prefix === '' ? sep : prefix, name));
-      }
-    }
-    candidates = next;
-    if (!candidates.length) return { kind: 'none' };
-  }
-  const paths = candidates.map((c) => (typeof c === 'string' ? Buffer.from(c, 'utf8') : c));
-  return paths.length === 1 ? { kind: 'found', path: paths[0]! } : { kind: 'ambiguous', paths };
 }

@@ -4,7 +4,8 @@
 import type { Dirent, Stats } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { displayPath, joinBytes, resolveLossyPath, utf8Name, type FsPath } from './byte-paths.js';
+import { displayPath, joinBytes, utf8Name, type FsPath } from './byte-paths.js';
+import { resolveLossyPath } from './lossy-path.js';
 import { InputError, inputErrorFrom } from './input-error.js';
 import type { PathFilter } from './path-filter.js';
 
@@ -57,7 +58,7 @@ export async function* expandInputs(inputs: AsyncIterable<FsPath> | Iterable<FsP
 /**
  * A command-line argument naming a file whose name is not valid UTF-8 reaches us with U+FFFD in
  * place of the odd bytes (Node decodes argv as UTF-8), and names no file. The file it meant,
- * found by its folder's listing (byte-paths.ts resolveLossyPath), with its stat; an InputError
+ * found by its folder's listing (lossy-path.ts resolveLossyPath), with its stat; an InputError
  * when several names fit; undefined when this is not such a case or nothing fits.
  */
 async function lossyArgument(input: FsPath, err: unknown): Promise<[Buffer, Stats] | InputError | undefined> {

@@ -36,6 +36,8 @@ interface Pending {
   attempts: number;
   /** Its bytes were moved to a worker: if that worker dies, they are gone and it cannot be retried. */
   transferred?: boolean;
+  /** The caller reads the bytes after the check (run's keepBytes): copied to the worker, never moved. */
+  keepBytes?: boolean;
 }
 
 interface Slot {
@@ -190,11 +192,25 @@ export class DetectPool {
     return { busy, queued: this.queue.length };
   }
 
-  run(input: { source: string; path?: string | Uint8Array; bytes?: Uint8Array; hints?: boolean }, options: DetectOptions = {}): Promise<Checked> {
-    return this.submit({ ...input, options }, (reply) => {
-      const { result, hints, details } = reply as CheckReply;
-      return { result, hints, details };
-    });
+  /**
+   * Checks a file on a worker. Its `bytes` are moved to the worker when they own their buffer
+   * (no copy), which leaves the caller's view empty (detached) once this returns; `keepBytes`
+   * copies them instead, for a caller that reads them after the check (the Verify page draws
+   * its card's pictures from them).
+   */
+  run(
+    input: { source: string; path?: string | Uint8Array; bytes?: Uint8Array; hints?: boolean; keepBytes?: boolean },
+    options: DetectOptions = {},
+  ): Promise<Checked> {
+    const { keepBytes, ...task } = input;
+    return this.submit(
+      { ...task, options },
+      (reply) => {
+        const { result, hints, details } = reply as CheckReply;
+        return { result, hints, details };
+      },
+      keepBytes,
+    );
   }
 
   /**
@@ -208,10 +224,10 @@ export class DetectPool {
     return this.submit({ source, bytes: text, decodeInto: into, options: {} }, (reply) => (reply as DecodeReply).decoded);
   }
 
-  private submit<T>(task: Omit<WorkerTask, 'id'>, answer: (reply: CheckReply | DecodeReply) => T): Promise<T> {
+  private submit<T>(task: Omit<WorkerTask, 'id'>, answer: (reply: CheckReply | DecodeReply) => T, keepBytes = false): Promise<T> {
     if (this.closed) return Promise.reject(new PoolTaskError({ type: 'internal_error', message: 'the pool is closed' }, false));
     return new Promise((resolve, reject) => {
-      this.queue.push({ task: { id: this.nextId++, ...task }, resolve: (reply) => resolve(answer(reply)), reject, attempts: 0 });
+      this.queue.push({ task: { id: this.nextId++, ...task }, resolve: (reply) => resolve(answer(reply)), reject, attempts: 0, keepBytes });
       this.dispatch();
     });
   }
@@ -256,7 +272,7 @@ export class DetectPool {
       const transfer: ArrayBuffer[] = [];
       for (const pending of batch) {
         slot.inFlight.set(pending.task.id, pending);
-        const moved = transferable(pending.task.bytes);
+        const moved = pending.keepBytes ? undefined : transferable(pending.task.bytes);
         if (moved) {
           transfer.push(...moved);
           pending.transferred = true;

@@ -19,8 +19,11 @@ async function fileThumbnail(bytes: Uint8Array, result: DetectionResult, cache?:
   const key = result.media.sha256;
   const known = cache?.get(key);
   if (known) return known;
-  const thumb = thumbnailOrNone(bytes).catch(() => undefined);
+  // thumbnailOrNone answers undefined for what is no picture it reads; anything else it throws
+  // is a defect, for the caller to see (and never left in the cache).
+  const thumb = thumbnailOrNone(bytes);
   if (cache) {
+    thumb.catch(() => cache.delete(key));
     if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
     cache.set(key, thumb);
   }
@@ -28,6 +31,10 @@ async function fileThumbnail(bytes: Uint8Array, result: DetectionResult, cache?:
 }
 
 export async function cardExtras(bytes: Uint8Array, result: DetectionResult, options: ExtrasOptions = {}): Promise<CardExtras> {
+  // A buffer moved to a worker (engine/pool.ts) is empty here: say so, rather than draw nothing.
+  if (bytes.byteLength !== result.media.bytes) {
+    throw new Error(`cardExtras: ${bytes.byteLength} bytes given for a file of ${result.media.bytes} (moved to a worker, detached?)`);
+  }
   const extras: CardExtras = {};
   const thumbnail = await fileThumbnail(bytes, result, options.cache);
   if (thumbnail) extras.thumbnail = thumbnail;

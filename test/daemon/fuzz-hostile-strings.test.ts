@@ -31,12 +31,11 @@ import { tinyJpeg } from '../fixtures/make.js';
 import { createTestSchema } from '../helpers/postgres.js';
 import { relayTo, type Relay } from '../helpers/tcp-relay.js';
 import { sha256Hex } from '../../src/daemon/accounts/key-format.js';
-import { buildApp } from '../../src/daemon/http/app.js';
 import type { WriteStep } from '../../src/daemon/store/write-faults.js';
 import type { FastifyInstance } from 'fastify';
 import { encode, send, type Answer, type Framing, type Req } from './fuzz/wire.js';
 import { compactFailure } from './fuzz/compact-failure.js';
-import { listen, makeApp, storeKind, type TestApp } from './helpers.js';
+import { buildApp, listen, makeApp, storeKind, SUITE_WORKERS, type TestApp } from './helpers.js';
 import { csrfOf, recordingMailer, signIn, WebClient, type RecordingMailer, type WebApp } from './signin-helpers.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
@@ -360,7 +359,7 @@ async function projectTarget(): Promise<Target> {
 async function embeddedTarget(): Promise<Target> {
   const mailer = recordingMailer();
   const dir = mkdtempSync(join(tmpdir(), 'prov-fuzz-strings-'));
-  const app = await buildApp({ ...OFFLINE, dataDir: dir, workers: 0, store: { durable: false }, web: { ...WEB, mailer }, adminTokenSha256: sha256Hex(ADMIN_TOKEN) });
+  const app = await buildApp({ ...OFFLINE, dataDir: dir, workers: SUITE_WORKERS, store: { durable: false }, web: { ...WEB, mailer }, adminTokenSha256: sha256Hex(ADMIN_TOKEN) });
   return prepare('file (beside postgres)', app, dir, await listen(app), mailer, async () => {
     await app.close();
     rmSync(dir, { recursive: true, force: true });

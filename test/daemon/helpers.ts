@@ -2,13 +2,41 @@
 // on the store, and a listening socket on 127.0.0.1 only (never any other address).
 // The suite runs against both stores: with PROVENANCE_TEST_STORE=postgres (the `postgres`
 // project in vitest.config.ts) each app gets its own schema in the run's PostgreSQL database.
+// And against two builds of the daemon: from src/ with detection on the main thread (the `file`
+// project), or, with PROVENANCE_SUITE_DIST=1 (the `dist` and `postgres` projects), the bundles
+// in dist/ that `provenance daemon start` runs, loaded by Node itself, with the worker pool on
+// as users run it (issue 34: a defect of the bundles or of the pool was invisible from src/).
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, inject } from 'vitest';
+import { ROOT } from '../helpers/corpus.js';
 import { createTestSchema, sql } from '../helpers/postgres.js';
-import { buildApp, type AppOptions } from '../../src/daemon/http/app.js';
+import * as srcApp from '../../src/daemon/http/app.js';
+import * as srcServer from '../../src/daemon/http/server.js';
+import type { AppOptions } from '../../src/daemon/http/app.js';
+
+/** The suite runs on the built dist/ (PROVENANCE_SUITE_DIST=1), workers on. */
+export const SUITE_DIST = process.env.PROVENANCE_SUITE_DIST === '1';
+
+/** A module of the built daemon (scripts/build.mjs DAEMON_ENTRIES), typed as its source. */
+async function distModule<T>(name: string): Promise<T> {
+  const file = join(ROOT, 'dist', 'lazy', `${name}.js`);
+  if (!existsSync(file)) throw new Error(`PROVENANCE_SUITE_DIST=1 needs the build: ${file} is missing (npm run build)`);
+  return (await import(/* @vite-ignore */ pathToFileURL(file).href)) as T;
+}
+
+/** buildApp and startDaemon of the daemon under test (see the top of this file). */
+export const { buildApp } = SUITE_DIST ? await distModule<typeof srcApp>('daemon-http-app') : srcApp;
+export const { startDaemon } = SUITE_DIST ? await distModule<typeof srcServer>('daemon-http-server') : srcServer;
+
+/**
+ * Detection workers of the apps the suite builds: none from src/ (the worker runs dist/ code);
+ * on dist/, the daemon's own default (one per core, at most 4).
+ */
+export const SUITE_WORKERS: number | undefined = SUITE_DIST ? undefined : 0;
 import { openStore } from '../../src/daemon/store/file-store.js';
 import type { Store } from '../../src/daemon/store/store.js';
 
@@ -94,7 +122,7 @@ export async function makeApp(options: Partial<AppOptions> = {}, dir?: string): 
   }
   let app: FastifyInstance;
   try {
-    app = await buildApp({ workers: 0, store: { durable: false }, storeUrl: schema?.url, testMode, ...options, dataDir });
+    app = await buildApp({ workers: SUITE_WORKERS, store: { durable: false }, storeUrl: schema?.url, testMode, ...options, dataDir });
   } catch (err) {
     await schema?.drop();
     throw err;

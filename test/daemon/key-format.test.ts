@@ -10,7 +10,7 @@ import { crc32 as zlibCrc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as keyFormat from '../../src/daemon/accounts/key-format.js';
 import { crc32, isWellFormedKey, KEY_PREFIX, keyChecksum, newId, randomBase62, sameKeyDigest, sha256Hex } from '../../src/daemon/accounts/key-format.js';
-import { b64, expectError, http, listen, makeApp, type TestApp } from './helpers.js';
+import { b64, expectError, http, listen, makeApp, SUITE_DIST, type TestApp } from './helpers.js';
 import { tinyJpeg } from '../fixtures/make.js';
 
 // python3 -c "import zlib; print(zlib.crc32(b'0'*32))" and so on; base62 with 0-9A-Za-z.
@@ -180,8 +180,11 @@ describe("comparing a key's digest: constant-time, on a hit and on a miss alike"
       syncBuiltinESMExports();
       try {
         expect((await accounts.authenticate(key))?.key.sha256).toBe(sha256Hex(key));
-        expect(helper).toHaveBeenCalledTimes(1);
-        expect(helper).toHaveBeenLastCalledWith(sha256Hex(key), sha256Hex(key));
+        // The helper is spied on in src/; the built daemon (PROVENANCE_SUITE_DIST) carries its
+        // own, bundled: there, the count of node:crypto's comparisons below is what is checked.
+        const viaHelper = !SUITE_DIST;
+        if (viaHelper) expect(helper).toHaveBeenCalledTimes(1);
+        if (viaHelper) expect(helper).toHaveBeenLastCalledWith(sha256Hex(key), sha256Hex(key));
         const onHit = compare.mock.calls.length;
 
         helper.mockClear();
@@ -189,8 +192,8 @@ describe("comparing a key's digest: constant-time, on a hit and on a miss alike"
         const [random, , checksum] = KNOWN[0]!;
         const unknown = `${KEY_PREFIX}${random}${checksum}`;
         expect(await accounts.authenticate(unknown)).toBeUndefined();
-        expect(helper).toHaveBeenCalledTimes(1);
-        expect(helper).toHaveBeenLastCalledWith(sha256Hex(unknown), undefined);
+        if (viaHelper) expect(helper).toHaveBeenCalledTimes(1);
+        if (viaHelper) expect(helper).toHaveBeenLastCalledWith(sha256Hex(unknown), undefined);
         expect(compare.mock.calls.length).toBe(onHit);
         expect(onHit).toBe(1);
       } finally {

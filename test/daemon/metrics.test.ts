@@ -5,16 +5,16 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex, newKeyValue } from '../../src/daemon/accounts/key-format.js';
-import { startDaemon } from '../../src/daemon/http/server.js';
 import { MetricsListenError, parseMetricsListen } from '../../src/daemon/http/metrics-listen.js';
 import { parseExposition, sampleValue, type Exposition } from '../helpers/prom-text.js';
 import { timeStore } from '../../src/daemon/store/timed-store.js';
 import type { Store } from '../../src/daemon/store/store.js';
-import { b64, bearer, expectError, http, listen, makeApp, storeKind, tempDir, type TestApp } from './helpers.js';
+import { b64, bearer, expectError, http, listen, makeApp, startDaemon, storeKind, tempDir, type TestApp } from './helpers.js';
+import { startDaemonProcess } from './process.js';
 
 const PHOTO = readFileSync('examples/camera.jpg');
 const SIGNED = readFileSync('examples/signed.jpg');
@@ -165,7 +165,8 @@ describe('GET /metrics after a known sequence of requests', () => {
     expect(sampleValue(exposition, 'provenance_media_budget_in_use_bytes')).toBe(0);
     expect(sampleValue(exposition, 'provenance_media_budget_waiting_requests')).toBe(0);
     expect(sampleValue(exposition, 'provenance_media_budget_bytes')).toBe(256 * 1024 * 1024);
-    expect(sampleValue(exposition, 'provenance_detect_workers')).toBe(0);
+    // The app's pool: none from src/, the daemon's default on the built daemon (helpers.ts).
+    expect(sampleValue(exposition, 'provenance_detect_workers')).toBe(t.app.services.pool.size);
     expect(sampleValue(exposition, 'provenance_detect_workers_busy')).toBe(0);
     expect(sampleValue(exposition, 'provenance_detect_tasks_queued')).toBe(0);
     const pool = sampleValue(exposition, 'provenance_pg_pool_connections');
@@ -205,6 +206,34 @@ describe('GET /metrics after a known sequence of requests', () => {
     // The 5 refusals and the first scrape, counted since.
     expect(sampleValue(after, 'provenance_http_requests_total', { method: 'GET', route: '/metrics', status: '401' })).toBe(5);
     expect(sampleValue(after, 'provenance_http_requests_total', { method: 'GET', route: '/metrics', status: '200' })).toBe(1);
+  });
+});
+
+describe('the built daemon (bin/provenance.js, dist/ as users run it)', () => {
+  // dist/lazy/daemon-http-metrics.js once carried its own copy of ApiError: the error handler's
+  // instanceof failed, and a scrape without the token answered 500, logged a stack trace and
+  // counted a 5xx (issue 34). Tests that build the app from src/ could not see it.
+  it('refuses /metrics without the token or with a wrong one: 401, no error logged, no 5xx counted', async () => {
+    const { dir, cleanup } = tempDir();
+    const daemon = await startDaemonProcess(['--host', '127.0.0.1', '--data-dir', dir]);
+    try {
+      for (const headers of [{}, bearer('not-the-token')]) {
+        const r = await http(daemon.url, 'GET', '/metrics', { headers });
+        expectError(r, 401, 'authentication_error');
+        expect(r.headers['www-authenticate']).toBe('Bearer');
+      }
+      const token = readFileSync(join(dir, 'admin.token'), 'utf8').trim();
+      const exposition = parseExposition((await http(daemon.url, 'GET', '/metrics', { headers: bearer(token) })).text);
+      expect(sampleValue(exposition, 'provenance_http_requests_total', { method: 'GET', route: '/metrics', status: '401' })).toBe(2);
+      expect(exposition.samples.filter((s) => s.name === 'provenance_http_requests_total' && s.labels.status?.startsWith('5'))).toEqual([]);
+      const log = daemon.stdout() + daemon.stderr();
+      expect(log).not.toMatch(/"level":50/);
+      expect(log).not.toMatch(/\n\s+at /);
+    } finally {
+      daemon.child.kill('SIGTERM');
+      await daemon.exited;
+      cleanup();
+    }
   });
 });
 
@@ -305,6 +334,29 @@ describe('--metrics-listen', () => {
     await expect(fetch(daemon.metricsUrl!)).rejects.toThrow();
   });
 
+  it('answers 421 to a Host that names another site (DNS rebinding), serves its own address, localhost and IP literals', async () => {
+    const { dir, cleanup } = tempDir();
+    const daemon = await startDaemon({ dataDir: dir, port: 0, workers: 0, store: { durable: false }, metricsListen: { host: '127.0.0.1', port: 0 } });
+    try {
+      const port = Number(new URL(daemon.metricsUrl!).port);
+      for (const host of ['evil.example', `evil.example:${port}`, `127.0.0.1.evil.example:${port}`, `localhost.evil.example:${port}`, 'metrics']) {
+        const r = await hostRequest(port, host);
+        expect(r.status, host).toBe(421);
+        expect(r.text, host).not.toContain('provenance_');
+        expect(JSON.parse(r.text).error.message).toContain('does not serve the host name');
+      }
+      // A port mapping (docker run -p 10.0.0.11:9464:9464) has the scraper send the mapped address.
+      for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, '127.0.0.1', 'localhost', '10.0.0.11:9464', '[fd00::5]:9464']) {
+        const r = await hostRequest(port, host);
+        expect(r.status, host).toBe(200);
+        expect(r.text, host).toMatch(/^# HELP provenance_/m);
+      }
+    } finally {
+      await daemon.stop();
+      cleanup();
+    }
+  });
+
   it('the built CLI: refuses a wildcard address (exit 2), serves a loopback one', async () => {
     const { dir, cleanup } = tempDir();
     try {
@@ -338,6 +390,20 @@ describe('--metrics-listen', () => {
     }
   });
 });
+
+/** GET /metrics with this Host header (fetch cannot set one). */
+function hostRequest(port: number, host: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path: '/metrics', headers: { host }, setHost: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, text }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 function run(bin: string, args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {

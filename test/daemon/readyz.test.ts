@@ -25,6 +25,14 @@ async function app(options: Parameters<typeof makeApp>[0] = {}): Promise<TestApp
   return t;
 }
 
+/** Until the app's workers have loaded (at once without workers): a starting daemon is not ready. */
+async function workersUp(t: TestApp): Promise<void> {
+  for (let waited = 0; !t.app.services.pool.workersUp(); waited += 20) {
+    if (waited > 20_000) throw new Error('the detection workers did not load within 20 s');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 const readyz = async (t: TestApp) => {
   const r = await t.app.inject({ method: 'GET', url: '/readyz' });
   return { status: r.statusCode, body: r.json(), headers: r.headers };
@@ -33,6 +41,7 @@ const readyz = async (t: TestApp) => {
 describe('GET /readyz', () => {
   it('is 200 and public while the store answers, detection can run and no stop has begun', async () => {
     const t = await app();
+    await workersUp(t);
     const r = await readyz(t);
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ status: 'ready', store: 'up', workers: 'up', draining: false });
@@ -42,6 +51,7 @@ describe('GET /readyz', () => {
 
   it('is 503 draining:true from the moment a stop begins, with Connection: close; /healthz stays 200', async () => {
     const t = await app();
+    await workersUp(t);
     t.app.services.drain.begin();
     const r = await readyz(t);
     expect(r.status).toBe(503);

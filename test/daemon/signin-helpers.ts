@@ -38,7 +38,7 @@ export interface WebApp extends TestApp {
 
 export async function webApp(
   web: WebOptions = {},
-  extra: { trustProxy?: TrustProxy; logger?: any; dir?: string; testMode?: boolean; adminTokenSha256?: string } = {},
+  extra: { trustProxy?: TrustProxy; logger?: any; dir?: string; testMode?: boolean; adminTokenSha256?: string; workers?: number } = {},
 ): Promise<WebApp> {
   const clock = testClock('2026-11-15T12:00:00Z');
   const mailer = recordingMailer();

@@ -104,3 +104,38 @@ describe('the Verify page', () => {
     expect(r.body.html).toContain('signer not trusted by the API');
   });
 });
+
+// The pool moves a request's bytes to its worker (transfer, no copy). The card's pictures are
+// made from those bytes after the check: on a moved (detached) buffer there were none, and the
+// error was swallowed (issue 34). The tests above run the engine on the main thread (workers: 0)
+// unless the suite runs on dist/; this one always runs a real pool (the built worker).
+describe('the Verify page with the worker pool on', () => {
+  let pooled: WebApp;
+  const logged: string[] = [];
+  beforeAll(async () => {
+    const logger = { level: 'info', stream: { write: (line: string) => logged.push(line) } };
+    pooled = await webApp({}, { workers: 1, logger });
+  });
+  afterAll(() => pooled?.close());
+
+  it('draws the thumbnail of a file the worker checked, and logs no failure', async () => {
+    expect(pooled.app.services.pool.size).toBe(1);
+    const c = pooled.client();
+    await signIn(pooled, c, 'pooled@example.com');
+    const csrf = /id="csrf" value="([^"]+)"/.exec((await c.get('/verify')).text)![1]!;
+    const cookie = [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    // Large enough that Node gives the body a buffer of its own, which the pool transfers.
+    const bytes = tinyJpeg({ width: 1200, height: 900, seed: 7 });
+    expect(bytes.length).toBeGreaterThan(8192);
+    const r = await fetch(`${pooled.base}/verify/detect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream', cookie, 'x-csrf-token': csrf },
+      body: bytes,
+    });
+    const body = (await r.json()) as any;
+    expect(r.status).toBe(200);
+    expect(body.result.media.type).toBe('image/jpeg');
+    expect(body.html).toMatch(/<img class="file-thumb" src="data:image\/webp;base64,/);
+    expect(logged.filter((l) => /"level":(40|50)/.test(l))).toEqual([]);
+  });
+});

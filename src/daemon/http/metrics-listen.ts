@@ -8,8 +8,9 @@
 // refused at start: that would publish the daemon's metrics to whoever reaches the machine.
 // docs/METRICS.md says so; GET /metrics on the daemon's own address, with the token, is the way
 // from anywhere else.
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { BlockList, isIP } from 'node:net';
+import { hostAllowed, parseHostHeader } from '../web/host-check.js';
 
 /** A refused or unreadable --metrics-listen value (the CLI's exit 2). */
 export class MetricsListenError extends Error {}
@@ -61,11 +62,32 @@ export interface MetricsServer {
 }
 
 const NOT_FOUND = JSON.stringify({ error: { type: 'not_found', message: 'This address serves GET /metrics only.' } });
+const WRONG_HOST = JSON.stringify({
+  error: { type: 'invalid_request', message: 'This metrics address does not serve the host name this request was sent to (its Host header); scrape it at its own address.' },
+});
+
+function metricsHostAllowed(request: IncomingMessage): boolean {
+  const { localAddress, localPort } = request.socket;
+  if (hostAllowed(request.headers.host, { localAddress, localPort })) return true;
+  const host = parseHostHeader(request.headers.host ?? '');
+  return host !== undefined && isIP(host.hostname) !== 0;
+}
 
 export async function startMetricsServer(metrics: MetricsExposition, listen: MetricsListen): Promise<MetricsServer> {
   const server: Server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, (request, response) => {
     const path = (request.url ?? '').split('?')[0];
     const common = { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' };
+    // Without a token, the address itself is the only guard, and a page elsewhere could point
+    // its own domain name at it (DNS rebinding) and read the metrics from the browser. The
+    // browser then sends that name as Host, so (as the pages do, host-check.ts) a name is served
+    // only when it is this address's own: localhost on loopback. An IP literal is served
+    // whatever it is: no page can make a browser send one for its own origin, and behind a port
+    // mapping (docker run -p 10.0.0.11:9464:9464, docs/SELF-HOSTING.md) the scraper's target
+    // address differs from the socket's.
+    if (!metricsHostAllowed(request)) {
+      response.writeHead(421, { ...common, 'content-type': 'application/json; charset=utf-8' }).end(WRONG_HOST);
+      return;
+    }
     if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
       response.writeHead(404, { ...common, 'content-type': 'application/json; charset=utf-8' }).end(NOT_FOUND);
       return;

@@ -9,7 +9,11 @@ import type { DetectionResult, DetectorId } from '../../types.js';
 
 export interface DetectRunner {
   readonly size: number;
-  detect(bytes: Uint8Array, checks?: DetectorId[]): Promise<DetectionResult>;
+  /**
+   * Checks the bytes. On workers they are moved, not copied (the view is empty afterwards),
+   * unless `keepBytes`: the caller reads them after the check.
+   */
+  detect(bytes: Uint8Array, checks?: DetectorId[], options?: { keepBytes?: boolean }): Promise<DetectionResult>;
   /** Inline base64 `media` decoded into `into` (on a worker: both over shared memory). */
   decodeBase64(text: Buffer, into: Buffer): Promise<Base64Outcome>;
   /**
@@ -59,7 +63,7 @@ export async function createDetectRunner(options: PoolOptions = {}): Promise<Det
   const pool = new DetectPool({ size, taskTimeoutMs: 60_000, collectWhenIdle: true, ...(options.workerUrl ? { workerUrl: options.workerUrl } : {}) });
   return {
     size,
-    detect: async (bytes, checks) => (await pool.run({ source: 'request', bytes }, detectOptions(checks))).result,
+    detect: async (bytes, checks, run) => (await pool.run({ source: 'request', bytes, keepBytes: run?.keepBytes }, detectOptions(checks))).result,
     decodeBase64: (text, into) => pool.decodeBase64('request', text, into),
     workersUp: () => pool.liveWorkers > 0,
     load: () => pool.load,

@@ -86,7 +86,12 @@ export function verifyRoutes(app: FastifyInstance, web: Web): void {
         const reservation = await quota.reserve(account);
         let result;
         try {
-          result = await pool.detect(bytes, resolveChecks(undefined, services.catalogue));
+          // keepBytes: the card's pictures are made from these bytes after the check. Copying
+          // them to the worker costs the file's size for as long as the check runs; the other
+          // ways cost more: pictures made before the check would be made for files without
+          // any (and the manifest's own need the check's answer), and pictures made in the
+          // worker would load the image library into every worker (issue 34).
+          result = await pool.detect(bytes, resolveChecks(undefined, services.catalogue), { keepBytes: true });
           await store.commit();
         } catch (err) {
           await quota.release(reservation);
@@ -94,7 +99,12 @@ export function verifyRoutes(app: FastifyInstance, web: Web): void {
           throw err;
         }
         const name = fileName(request.headers['x-file-name']);
-        const extras = await cardExtras(bytes, result).catch(() => ({}));
+        // Without its pictures the card still tells the result (the call is counted): answer
+        // it, and say in the log why they are missing.
+        const extras = await cardExtras(bytes, result).catch((err: unknown) => {
+          request.log.error({ err }, "verify: the card's pictures could not be made");
+          return {};
+        });
         return answer(reply, 200, { html: detailCard(name, result, extras, { remote: true, id: `card-${result.id}` }), result, quota: await q(reservation.used) });
       } catch (err) {
         if (err instanceof ApiError) {

@@ -52,9 +52,9 @@ export function resultTags(result: DetectionResult): string[] {
     if (m.result === 'found') tags.add('found');
     if (m.result === 'unavailable' && !isPlanned(m)) tags.add('unavailable');
     if (m.check === 'camera_reference' && m.result === 'found') tags.add('camera');
-    if (m.result === 'found' && (m.check === 'generator_metadata' || m.check === 'invisible_watermark')) tags.add('ai');
-    if (m.check === 'c2pa' && m.result === 'found' && m.claims?.ai_generated === true) tags.add('ai');
   }
+  // AI-generated or containing AI-made content, as the card's verdict says (an AI ingredient too).
+  if (verdictOf(result).ai !== 'none_found') tags.add('ai');
   return [...tags];
 }
 

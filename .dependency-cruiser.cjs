@@ -1,6 +1,7 @@
 // The house rules (docs/ARCHITECTURE.md): imports go down only, and never in a circle.
 //   index.ts (the library's entry) -> library / client
 //   commands -> daemon / client / ui / library -> engine -> detectors -> media -> types
+//   ui / report / library -> verdict (one verdict per file) -> detectors
 //   commands, daemon -> report (the HTML card and scan report) -> ui's card words, detectors, media
 // config/ is read by the layers that need settings. Each room's allowed imports are the table of
 // docs/ARCHITECTURE.md. Inside the daemon:
@@ -30,13 +31,15 @@ module.exports = {
     only('detectors-read-media', 'detectors', ['detectors', 'media', 'types.ts']),
     only('engine-runs-detectors', 'engine', ['engine', 'detectors', 'media', 'types.ts']),
     only('config-stands-alone', 'config', ['config', 'types.ts']),
-    only('library-runs-the-engine', 'library', ['library', 'engine', 'detectors', 'media', 'config', 'types.ts']),
+    only('library-runs-the-engine', 'library', ['library', 'verdict', 'engine', 'detectors', 'media', 'config', 'types.ts']),
     only('daemon-runs-the-engine', 'daemon', ['daemon', 'report', 'engine', 'detectors', 'media', 'config', 'types.ts']),
     only('client-speaks-v1', 'client', ['client', 'config', 'types.ts']),
-    only('ui-draws-results', 'ui', ['ui', 'engine', 'detectors', 'media', 'types.ts']),
+    only('ui-draws-results', 'ui', ['ui', 'verdict', 'engine', 'detectors', 'media', 'types.ts']),
+    // One verdict per file from the checks' matches: read by the CLI, the library and both cards.
+    only('verdict-weighs-matches', 'verdict', ['verdict', 'detectors', 'types.ts']),
     // The HTML report and card: shared by `check --html` (commands) and the daemon's Verify page,
     // so it imports neither; it speaks with the terminal card's own words (those ui modules only).
-    only('report-renders-results', 'report', ['report', 'ui/text-report.ts', 'ui/ai-marks-card.ts', 'ui/style.ts', 'ui/terminal-text.ts', 'detectors', 'media', 'types.ts']),
+    only('report-renders-results', 'report', ['report', 'ui/text-report.ts', 'ui/ai-marks-card.ts', 'ui/style.ts', 'ui/terminal-text.ts', 'verdict', 'detectors', 'media', 'types.ts']),
     never('only-the-package-imports-index', '^src/(?!index\\.ts$)', ['index\\.ts']),
     never('commands-are-the-top', '^src/(?!commands/|cli\\.ts)', ['commands/', 'cli\\.ts']),
     // Inside the daemon.

@@ -17,7 +17,7 @@ Exit codes:
      or standard output could not be written (a full disk: one line on stderr)
   2  usage error (unknown flag, unknown or repeated check id, --fail-on for a check that does not run, not logged in with --remote, ...)
   3  remote checks: the API's monthly quota is used up (the inputs not checked are listed)
-  4  --fail-on: some file's check had the named result (every input was still checked), or no file was checked (unless --allow-empty)
+  4  --fail-on: some file's check had the named result, or its verdict the named one (every input was still checked), or no file was checked (unless --allow-empty)
   130  interrupted (Ctrl-C); every line written before is complete`;
 
 interface CheckFlags {
@@ -83,7 +83,7 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
     .option('--exclude <glob>', 'in folders, skip files and folders matching GLOB (repeatable)', collect, [])
     .option('--case-sensitive', '--include/--exclude match letter case exactly (without it, *.jpg also matches IMG_1.JPG)', false)
     .option('--concurrency <n>', 'worker threads for folders and lists (default: the available cores; at most 4 per core); remote checks: requests in flight (default 4)', parseWhole)
-    .option('--fail-on <check=result>', 'exit 4 when any file has this result, e.g. c2pa=not_found (repeatable; the check must run); also when no file was checked', collect, [])
+    .option('--fail-on <check=result>', 'exit 4 when any file has this result, e.g. c2pa=not_found, or this verdict: verdict=generated|contains|none_found (repeatable; the check must run); also when no file was checked', collect, [])
     .option('--allow-empty', 'with --fail-on: a run that checked no file exits 0, not 4', false)
     .option('--summary', 'at the end, write the counts as JSON on standard error', false)
     .option('-q, --quiet', 'no progress display and no closing table on stderr', false)

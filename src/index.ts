@@ -48,6 +48,7 @@ export {
   type CatalogueName,
   type C2paValidation,
   type CheckResult,
+  type CheckedResult,
   type DetectionResult,
   type DetectorId,
   type DetectorInfo,
@@ -58,6 +59,10 @@ export {
   type MediaInfo,
   type UploadRecord,
   type ValidationState,
+  type Verdict,
+  type VerdictAi,
+  type VerdictEvidence,
+  type EvidenceKind,
   type WatermarkPayload,
   type WatermarkRecord,
 } from './types.js';

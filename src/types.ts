@@ -160,3 +160,56 @@ export interface ErrorInfo {
   message: string;
   param?: string;
 }
+
+/**
+ * What the checks of one file say together about AI (docs/DETECTORS.md "The verdict"). Not part
+ * of the /v1 result: the CLI's --json lines, its --summary and the library's check()/scan() add
+ * it; the daemon's /v1 responses keep the hosted shape. `generated`: a check says AI made the
+ * file; `contains`: a check says the file contains AI-made content (an edit of an AI-made
+ * picture, a composite with AI parts); `none_found`: no check found an AI marker (that proves
+ * nothing).
+ */
+export type VerdictAi = 'generated' | 'contains' | 'none_found';
+export const VERDICT_AI: readonly VerdictAi[] = ['generated', 'contains', 'none_found'];
+
+/**
+ * How strong a piece of evidence is, strongest first: a C2PA manifest whose credential is intact;
+ * a NovelAI record whose Ed25519 signature verifies; an invisible watermark in the pixels; a
+ * record anyone can write (a generator's text, camera EXIF, a C2PA manifest whose credential is
+ * invalid or a NovelAI record whose signature fails).
+ */
+export type EvidenceKind = 'signed_manifest' | 'novelai_signature' | 'pixel_mark' | 'unsigned_record';
+
+/** One check's say in a verdict. */
+export interface VerdictEvidence {
+  kind: EvidenceKind;
+  check: DetectorId;
+  /** What this check says: AI-made, contains AI-made content, not AI-made (a capture, an edit), or nothing either way. */
+  says: 'generated' | 'contains' | 'not_ai' | 'not_stated';
+  /** The tool, camera or model family this check names, as it names it. */
+  maker?: string;
+  /** How strong it is, in a few words: `signed C2PA manifest`, `unsigned record in the file`, `SDXL invisible watermark (48/48 bits)`. */
+  detail: string;
+  /** What the check says the content is, when more than AI-made: `edit of an AI-made picture`, `a digitalCapture`. */
+  content?: string;
+}
+
+export interface Verdict {
+  ai: VerdictAi;
+  /** The tool, from the strongest evidence that names one and agrees with `ai`. */
+  maker?: string;
+  /** Every check that found something, strongest first (a check that found nothing is not listed). */
+  evidence: VerdictEvidence[];
+  /**
+   * Present when checks disagree: some say AI-made (or contains), others say not AI-made (a
+   * signed manifest naming a camera capture, camera EXIF). One sentence naming both sides. `ai`
+   * then follows the evidence that found an AI marker: a marker found is not undone by another
+   * check's claim.
+   */
+  disagreement?: string;
+}
+
+/** The library's check() and scan() result: the /v1 detection result plus the file's verdict. */
+export interface CheckedResult extends DetectionResult {
+  verdict: Verdict;
+}

@@ -39,6 +39,7 @@ describe('the C2PA card', () => {
   it('AI-generated (trainedAlgorithmicMedia), time-stamped, no anchors', async () => {
     expect(await card('ai-v2')).toMatchInlineSnapshot(`
       "ai-v2.jpg
+        AI-generated: provenance-fixtures/1.0 (signed C2PA manifest)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
                              AI-generated   yes: trainedAlgorithmicMedia (made by a generative AI model), named by its c2pa.created action
@@ -63,6 +64,7 @@ describe('the C2PA card', () => {
   it('digitalCapture, signer trusted through the test CA', async () => {
     expect(await card('capture', { anchors: set.pki.rootPem })).toMatchInlineSnapshot(`
       "capture.jpg
+        No AI marker found (that proves nothing)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
                              AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
@@ -81,6 +83,7 @@ describe('the C2PA card', () => {
   it('anchors configured but the signer chains to none of them', async () => {
     expect(await card('capture', { anchors: set.otherPki.rootPem })).toMatchInlineSnapshot(`
       "capture.jpg
+        No AI marker found (that proves nothing)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
                              AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
@@ -99,6 +102,7 @@ describe('the C2PA card', () => {
   it('compositeWithTrainedAlgorithmicMedia in a PNG', async () => {
     expect(await card('composite')).toMatchInlineSnapshot(`
       "composite.png
+        Contains AI-generated content: provenance-fixtures/1.0 composite with AI-generated parts (signed C2PA manifest)
         image/png · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
                              AI-generated   yes: compositeWithTrainedAlgorithmicMedia (a composite that includes generative AI output), named by its c2pa.created action
@@ -117,6 +121,7 @@ describe('the C2PA card', () => {
   it('no source type named', async () => {
     expect(await card('none')).toMatchInlineSnapshot(`
       "none.jpg
+        No AI marker found (that proves nothing)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
                              AI-generated   not stated: the manifest names no digital source type
@@ -135,6 +140,7 @@ describe('the C2PA card', () => {
   it('the legacy generative-AI assertion', async () => {
     expect(await card('legacy')).toMatchInlineSnapshot(`
       "legacy.jpg
+        AI-generated: provenance-fixtures/1.0 (signed C2PA manifest)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
                              AI-generated   yes: the manifest carries the legacy com.adobe.generative-ai assertion
@@ -153,6 +159,7 @@ describe('the C2PA card', () => {
   it('an AI edit of a photo', async () => {
     expect(await card('edited')).toMatchInlineSnapshot(`
       "edited.jpg
+        Contains AI-generated content: provenance-fixtures/1.0 composite with AI-generated parts (signed C2PA manifest)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
                              AI-generated   yes: compositeWithTrainedAlgorithmicMedia (a composite that includes generative AI output), named by its c2pa.edited action
@@ -171,9 +178,10 @@ describe('the C2PA card', () => {
   it('ingredients as a tree', async () => {
     expect(await card('ingredients')).toMatchInlineSnapshot(`
       "ingredients.jpg
+        Contains AI-generated content: provenance-fixtures/1.0 edit of an AI-made picture (signed C2PA manifest)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
-                             AI-generated   not stated: the manifest names no digital source type; an ingredient is marked AI-generated (below)
+                             AI-generated   contains AI-generated content: its parentOf ingredient "parent.jpg" is AI-generated (trainedAlgorithmicMedia)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              signed at      <time> UTC
                              app or device  provenance-fixtures/1.0
@@ -191,9 +199,10 @@ describe('the C2PA card', () => {
   it('a deep ingredient tree is cut at three levels', async () => {
     expect(await card('deep')).toMatchInlineSnapshot(`
       "deep.jpg
+        Contains AI-generated content: provenance-fixtures/1.0 edit of an AI-made picture (signed C2PA manifest)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
-                             AI-generated   not stated: the manifest names no digital source type; an ingredient is marked AI-generated (below)
+                             AI-generated   contains AI-generated content: its parentOf ingredient "gen2.jpg" is AI-generated (compositeWithTrainedAlgorithmicMedia)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              signed at      not stated (no time stamp: when it was signed is unknown)
                              app or device  provenance-fixtures/1.0
@@ -213,6 +222,7 @@ describe('the C2PA card', () => {
   it('a tampered file with --explain', async () => {
     expect(await card('capture', { explain: true }, tamper(set.bytes.capture!, 'image/jpeg'))).toMatchInlineSnapshot(`
       "capture.jpg
+        No AI marker found (that proves nothing)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
                              AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
@@ -235,6 +245,7 @@ describe('the C2PA card', () => {
   it('--explain on an intact, trusted file', async () => {
     expect(await card('capture', { explain: true, anchors: set.pki.rootPem })).toMatchInlineSnapshot(`
       "capture.jpg
+        No AI marker found (that proves nothing)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
                              AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
@@ -254,6 +265,7 @@ describe('the C2PA card', () => {
   it('a file with only the XMP field', async () => {
     expect(await card('xmp-png')).toMatchInlineSnapshot(`
       "xmp-png.png
+        No AI marker found (that proves nothing)
         image/png · <size> · sha256 <sha256>
         c2pa                 not found
         xmp hint             says AI-generated: IPTC digital source type compositeWithTrainedAlgorithmicMedia (a composite that includes generative AI output)
@@ -266,6 +278,7 @@ describe('the C2PA card', () => {
   it('a signed capture whose XMP says AI', async () => {
     expect(await card('xmp-signed')).toMatchInlineSnapshot(`
       "xmp-signed.jpg
+        No AI marker found (that proves nothing)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
                              AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
@@ -287,6 +300,7 @@ describe('the C2PA card', () => {
     const result = structuredClone(await detect(set.bytes.ingredients!, { checks: ['c2pa'] }));
     expect(mask(formatResult('remote.jpg', result, plain))).toMatchInlineSnapshot(`
       "remote.jpg
+        No AI marker found (that proves nothing)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
                              AI-generated   not stated: the manifest names no digital source type
@@ -306,6 +320,7 @@ describe('the C2PA card', () => {
     const result = await detect(bytes);
     expect(formatResult('C.jpg', result, plain, { explain: true, trustAnchors: false })).toMatchInlineSnapshot(`
       "C.jpg
+        No AI marker found (that proves nothing)
         image/jpeg · 129 KiB · sha256 a2d14755db55de67a47c04090340d8266e892367be4104a45626d7a6fa6e9ffd
         c2pa                 found: signed by C2PA Test Signing Cert, made with make_test_images/0.33.1 c2pa-rs/0.33.1
                              AI-generated   no: algorithmicMedia (made by an algorithm, not by a trained model), named by its c2pa.created action

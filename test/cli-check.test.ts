@@ -50,7 +50,7 @@ describe('check --json', () => {
     expect(bySource('b/camera.jpg').media.sha256).toBe(sha256Hex(camera));
     expect(bySource('notes.txt').media.type).toBe('application/octet-stream');
     for (const l of lines) {
-      expect(Object.keys(l)).toEqual(['source', 'id', 'media', 'matches', 'checks_run', 'duration_ms']);
+      expect(Object.keys(l)).toEqual(['source', 'id', 'media', 'matches', 'checks_run', 'duration_ms', 'verdict']);
     }
   });
 

@@ -47,6 +47,7 @@ describe('docs/LIBRARY.md examples', () => {
   const expected: [RegExp, RegExp][] = [
     [/check\('examples\/signed\.jpg'\)/, /^found Provenance Test Signer valid\n$/],
     [/acceptUpload/, /^\{"ok":false,"why":"AI-generated, says its manifest"\}\n\{"ok":true,"sha256":"47f2cf56[0-9a-f]{56}"\}\n$/],
+    [/verdict\.evidence/, /^examples\/sdxl-watermark\.png generated SDXL pixel_mark\nexamples\/comfyui\.png generated ComfyUI unsigned_record\nexamples\/camera\.jpg none_found Apple iPhone\/iPad camera unsigned_record\n$/],
     [/does-not-exist/, /examples\/signed\.jpg c2pa=found[\s\S]*does-not-exist\.jpg not checked: not_found\n$/],
     [/AbortController/, /^AbortError after 2 files\n$/],
     [/detectors\(\)/, /^c2pa available\n[\s\S]*camera_reference available\ngenerator_metadata available\ninvisible_watermark available\n$/],

@@ -71,8 +71,10 @@ describe('README as a first page', () => {
 describe('README: the AI examples', () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   it('the watermark example gets the words the README quotes', async () => {
-    expect(readme).toContain('`examples/sdxl-watermark.png`, whose pixels carry SDXL\'s mark, gets `invisible_watermark`\n`found: invisible watermark: SDXL (48/48 bits)`');
+    expect(readme).toContain('`examples/sdxl-watermark.png` gets `AI mark: SDXL invisible watermark (48/48 bits)`');
     const run = await runBin(['check', 'examples/sdxl-watermark.png']);
+    // The verdict, the card's second line, under the file's name.
+    expect(run.stdout.split('\n')[1]).toBe('  AI mark: SDXL invisible watermark (48/48 bits)');
     expect(run.stdout).toMatch(/^ {2}invisible_watermark {2}found: invisible watermark: SDXL \(48\/48 bits\)$/m);
   });
 });
@@ -105,6 +107,8 @@ describe('README quick start', () => {
     expect(run.stdout).toMatch(/\d+ files checked; c2pa found in 4 \(1 invalid\), camera_reference found in 1\b/);
     const shown = /```sh\nnpm install && node bin\/provenance\.js check examples\/\n```[\s\S]*?```text\n([\s\S]*?)```/.exec(readFileSync(join(ROOT, 'README.md'), 'utf8'))?.[1];
     expect(shown, 'the README shows its output').toBeDefined();
+    // Its first card opens with the file's verdict (issue 31).
+    expect(shown!).toMatch(/^examples\/camera\.jpg\n {2}No AI marker found \(that proves nothing\)\n/m);
     expectExcerpt(shown!, run.stdout);
     // npm's own lines, and no warning a newcomer would have to review (install scripts: allowScripts).
     expect(run.stderr).not.toMatch(/install scripts not yet covered/);

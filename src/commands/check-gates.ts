@@ -10,7 +10,8 @@ import type { CommandIO } from './io.js';
 
 /** Why a --fail-on can never fire (its check does not run), as a usage error; else undefined. */
 export function idleFailOn(failOn: readonly FailCondition[], checksRun: readonly string[]): string | undefined {
-  const idle = failOn.find((c) => !checksRun.includes(c.check));
+  // A verdict is made from whichever checks ran, so a verdict= condition is never idle.
+  const idle = failOn.find((c) => c.check !== 'verdict' && !checksRun.includes(c.check));
   if (!idle) return undefined;
   return `--fail-on ${idle.check}=${idle.result}: the ${idle.check} check does not run (--checks ${checksRun.join(',')}), so it could never fire; add ${idle.check} to --checks.`;
 }

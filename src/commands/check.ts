@@ -23,7 +23,8 @@ import { makeStyle } from '../ui/style.js';
 import { formatScanTable } from '../ui/scan-table.js';
 import { formatError, formatResult, formatSummary } from '../ui/text-report.js';
 import type { RemoteDeps } from '../client/session.js';
-import { HOSTED_DETECTOR_IDS, type CatalogueName } from '../types.js';
+import { HOSTED_DETECTOR_IDS, type CatalogueName, type Verdict } from '../types.js';
+import { verdictOf } from '../verdict/verdict.js';
 import { announceTerminalStdin, cappedWorkers, emptyRunFails, idleFailOn, localScanBounds } from './check-gates.js';
 import { cachedChecker, inProcessChecker, poolChecker, type Checker, type Outcome } from './checker.js';
 import { LineBatcher } from './line-batcher.js';
@@ -135,7 +136,7 @@ async function plan(options: CheckOptions, io: CommandIO): Promise<Plan> {
     if (err instanceof FailOnError) throw new UsageError(err.message);
     throw err;
   }
-  const outside = catalogue === 'hosted' ? failOn.find((c) => !checksRun.includes(c.check) && !(HOSTED_DETECTOR_IDS as readonly string[]).includes(c.check)) : undefined;
+  const outside = catalogue === 'hosted' ? failOn.find((c) => c.check !== 'verdict' && !checksRun.includes(c.check) && !(HOSTED_DETECTOR_IDS as readonly string[]).includes(c.check)) : undefined;
   if (outside) throw new UsageError(`--fail-on ${outside.check}=${outside.result}: the ${outside.check} check is not in the hosted catalogue (--catalogue hosted), so it could never fire.`);
   const idle = idleFailOn(failOn, checksRun);
   if (idle) throw new UsageError(idle);
@@ -348,12 +349,15 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
     if (io.stdout.isTTY) progress?.clear();
     if (outcome.ok) {
       const { result, hints } = outcome;
-      stats.add(result, outcome.fromCache);
+      // One verdict per file (src/verdict): on the JSON line after the result (and its hints),
+      // counted by --summary, gated by --fail-on verdict=...; the card draws its own from the same.
+      const verdict = verdictOf(result);
+      stats.add(result, outcome.fromCache, verdict);
       html?.add(outcome.source, result, hints);
-      if (failuresOf(result, p.failOn).length) stats.failedOn++;
+      if (failuresOf(result, p.failOn, verdict.ai).length) stats.failedOn++;
       out.write(
         options.json
-          ? `${outcome.json ?? JSON.stringify({ source: outcome.source, ...result, ...(hints ? { hints } : {}) })}\n`
+          ? `${withVerdict(outcome.json, verdict) ?? JSON.stringify({ source: outcome.source, ...result, ...(hints ? { hints } : {}), verdict })}\n`
           : formatResult(outcome.source, result, style, { explain: options.explain, trustAnchors: Boolean(p.anchors), remote: Boolean(remote), hints }),
       );
     } else {
@@ -414,4 +418,12 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
   if (emptyRunFails(stats, { failOn: p.failOn.length, allowEmpty: options.allowEmpty, filtered }, io)) return EXIT.failOn;
   if (stats.failedOn) return EXIT.failOn;
   return stats.unreadable ? EXIT.unreadable : EXIT.ok;
+}
+
+/**
+ * A line the scan cache made (engine/scan-cache.ts ndjsonLine: the cached result, verdict-free)
+ * with the verdict added last, where JSON.stringify of the fresh line places it.
+ */
+function withVerdict(json: string | undefined, verdict: Verdict): string | undefined {
+  return json === undefined ? undefined : `${json.slice(0, -1)},"verdict":${JSON.stringify(verdict)}}`;
 }

@@ -251,6 +251,31 @@ export interface C2paDetails {
   trustAnchors: boolean;
 }
 
+/**
+ * Ingredients that end up in the picture: an edit's parent (`parentOf`) and a composite's parts
+ * (`componentOf`, also the spec's default when none is named). Not `inputTo`: an input (a
+ * reference picture, a prompt image) informs the result without being part of it.
+ */
+function isContained(node: IngredientNode): boolean {
+  return node.relationship !== 'inputTo';
+}
+
+/**
+ * The first ingredient, depth first through contained ingredients only, whose own manifest says
+ * AI made it: the picture then contains AI-made content even when its own manifest names a
+ * non-AI action (a Gemini edit, `c2pa.edited` with `composite`, of a `trainedAlgorithmicMedia`
+ * parent). Undefined when none does or the tree is unknown (a remote result).
+ */
+export function aiIngredientOf(nodes: readonly IngredientNode[] | undefined): IngredientNode | undefined {
+  for (const node of nodes ?? []) {
+    if (!isContained(node)) continue;
+    if (node.aiGenerated === true) return node;
+    const below = aiIngredientOf(node.children);
+    if (below) return below;
+  }
+  return undefined;
+}
+
 export const INGREDIENT_DEPTH = 3;
 export const INGREDIENT_BREADTH = 10;
 

@@ -294,7 +294,7 @@ export const invisibleWatermark: Detector = {
   id: 'invisible_watermark',
   name: 'Invisible watermark (dwtDct)',
   description:
-    "Reads the open-source invisible-watermark (dwtDct) marks that Stable Diffusion's reference scripts, the SDXL and Stable Video Diffusion pipelines and InvokeAI add to the pixels. The mark survives metadata stripping, but not resizing, cropping or most JPEG re-encodes.",
+    "Reads the open-source invisible-watermark (dwtDct) marks that Stable Diffusion's reference scripts, the SDXL and Stable Video Diffusion pipelines and InvokeAI add to the pixels. The mark is read through metadata stripping and lossless crops (a cut-out is read on the generator's 8-pixel block grid, at every offset); resizing and most JPEG re-encodes erase it.",
   media_types: ['image/png', 'image/jpeg', 'image/webp'],
   status: 'available',
   inverse: false,

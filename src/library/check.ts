@@ -4,7 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { inputErrorFrom } from '../engine/input-error.js';
 import { detectorsBody } from '../detectors/catalogue.js';
-import type { CatalogueName, DetectionResult, DetectorInfo } from '../types.js';
+import type { CatalogueName, CheckedResult, DetectorInfo } from '../types.js';
+import { verdictOf } from '../verdict/verdict.js';
 import { abortReason } from './abort.js';
 import { checkBytes } from './check-bytes.js';
 import { detectOptions, type CommonOptions } from './options.js';
@@ -49,12 +50,14 @@ async function bytesOf(input: CheckInput, signal?: AbortSignal): Promise<Uint8Ar
  * @throws InputError (`type` not_found, permission_denied, ...) when a path cannot be read;
  *   CheckSelectionError for an unknown check id; TrustAnchorError for a bad `trustAnchors`.
  */
-export async function check(input: CheckInput, options: CheckOptions = {}): Promise<DetectionResult> {
+export async function check(input: CheckInput, options: CheckOptions = {}): Promise<CheckedResult> {
   const { signal } = options;
   const detectWith = detectOptions(options);
   signal?.throwIfAborted();
   const bytes = await bytesOf(input, signal);
-  return checkBytes(bytes, detectWith, signal);
+  const result = await checkBytes(bytes, detectWith, signal);
+  // The C2PA details this thread's engine linked to the claims are read by verdictOf().
+  return Object.assign(result, { verdict: verdictOf(result) });
 }
 
 /** The detectors of this build, as GET /v1/detectors lists them (available and planned). */

@@ -5,7 +5,7 @@
 import { CheckSelectionError } from '../engine/checks.js';
 import { InputError } from '../engine/input-error.js';
 import { TrustAnchorError } from '../config/trust-anchor-error.js';
-import type { CatalogueName, DetectionResult, DetectorInfo } from '../types.js';
+import type { CatalogueName, CheckedResult, DetectorInfo } from '../types.js';
 import type { CheckInput, CheckOptions } from './check.js';
 import type { ScanEntry, ScanInputs, ScanOptions } from './scan.js';
 import { validateCatalogue, validateChecks, validateConcurrency, validateFlag, validateGlobs, validateInputs } from './validate.js';
@@ -29,7 +29,8 @@ function adopt(err: unknown): unknown {
 
 /**
  * Checks one file for provenance markers and returns the /v1 detection result, the same one the
- * daemon answers with and `provenance check --json` prints.
+ * daemon answers with, plus the file's `verdict` (what the checks say together about AI:
+ * docs/DETECTORS.md), as `provenance check --json` prints them.
  *
  * Runs in the calling thread; for many files use {@link scan}, which spreads them over worker
  * threads. The c2pa-rs WebAssembly module is loaded on the first file that carries a C2PA marker.
@@ -39,7 +40,7 @@ function adopt(err: unknown): unknown {
  *   {@link CheckSelectionError} for an unknown or repeated check id; {@link TrustAnchorError} for
  *   bad `trustAnchors`; the signal's reason (an AbortError) when aborted.
  */
-export async function check(input: CheckInput, options: CheckOptions = {}): Promise<DetectionResult> {
+export async function check(input: CheckInput, options: CheckOptions = {}): Promise<CheckedResult> {
   try {
     return await (await load()).check(input, options);
   } catch (err) {

@@ -6,7 +6,8 @@ import type { DetectOptions } from '../engine/detect.js';
 import { expandInputs, type InputItem } from '../engine/inputs.js';
 import { makePathFilter } from '../engine/path-filter.js';
 import type { DetectPool } from '../engine/pool.js';
-import type { DetectionResult } from '../types.js';
+import type { CheckedResult } from '../types.js';
+import { verdictOf } from '../verdict/verdict.js';
 import { abortReason, unlessAborted } from './abort.js';
 import { detectOptions, type CommonOptions } from './options.js';
 import { openScanPool, scanWindow } from './scan-pool.js';
@@ -53,7 +54,7 @@ export interface ScanError {
  * not valid UTF-8 is escaped (`bad\xffname.png`: docs/CLI.md).
  */
 export type ScanEntry =
-  | { source: string; ok: true; result: DetectionResult }
+  | { source: string; ok: true; result: CheckedResult }
   | { source: string; ok: false; error: ScanError };
 
 export type ScanInputs = string | Iterable<string> | AsyncIterable<string>;
@@ -120,8 +121,9 @@ async function checkItem(pool: DetectPool, item: InputItem, options: DetectOptio
   if (item.kind === 'error') return { source: item.source, ok: false, error: item.error.toInfo() as ScanError };
   if (item.kind !== 'file') throw new Error('scan: standard input is not an input here');
   try {
-    const { result } = await pool.run({ source: item.source, path: item.path }, options);
-    return { source: item.source, ok: true, result };
+    // The worker posts the C2PA details beside the result (a structured clone drops the link).
+    const { result, details } = await pool.run({ source: item.source, path: item.path }, options);
+    return { source: item.source, ok: true, result: Object.assign(result, { verdict: verdictOf(result, details) }) };
   } catch (err) {
     const info = (err as { info?: { type: string; message: string } }).info;
     if (!info) throw err;

@@ -2,10 +2,11 @@
 // same words through the same functions), plus pictures: the file's thumbnail, the manifest's
 // claim thumbnail and each ingredient's own. One renderer for `check --html` and the daemon's
 // Verify page. Pure: strings in, a string out; every value from a file is escaped (html.ts).
-import { c2paDetails, type C2paDetails, type IngredientNode } from '../detectors/c2pa-manifest.js';
+import { aiIngredientOf, c2paDetails, type C2paDetails, type IngredientNode } from '../detectors/c2pa-manifest.js';
 import { CATALOGUE } from '../detectors/catalogue.js';
 import type { Hints } from '../media/xmp-hints.js';
-import type { DetectionResult, ErrorInfo, Match } from '../types.js';
+import type { DetectionResult, ErrorInfo, Match, Verdict } from '../types.js';
+import { disagreementLine, verdictLine, verdictOf } from '../verdict/verdict.js';
 import { generatorLines, watermarkLines } from '../ui/ai-marks-card.js';
 import { makeStyle } from '../ui/style.js';
 import { printable } from '../ui/terminal-text.js';
@@ -51,9 +52,9 @@ export function resultTags(result: DetectionResult): string[] {
     if (m.result === 'found') tags.add('found');
     if (m.result === 'unavailable' && !isPlanned(m)) tags.add('unavailable');
     if (m.check === 'camera_reference' && m.result === 'found') tags.add('camera');
-    if (m.result === 'found' && (m.check === 'generator_metadata' || m.check === 'invisible_watermark')) tags.add('ai');
-    if (m.check === 'c2pa' && m.result === 'found' && m.claims?.ai_generated === true) tags.add('ai');
   }
+  // AI-generated or containing AI-made content, as the card's verdict says (an AI ingredient too).
+  if (verdictOf(result).ai !== 'none_found') tags.add('ai');
   return [...tags];
 }
 
@@ -89,7 +90,8 @@ function c2paSection(match: Match, extras: CardExtras, options: CardOptions): st
   const details = c2paDetails(claims) ?? extras.details;
   const rows: string[] = [];
   const ai = aiWords(match, details, plain);
-  rows.push(row('AI-generated', `<span class="${claims.ai_generated ? 'ai-yes' : ''}">${esc(printable(ai))}</span>`));
+  const contains = !claims.ai_generated && aiIngredientOf(details?.ingredients) !== undefined;
+  rows.push(row('AI-generated', `<span class="${claims.ai_generated || contains ? 'ai-yes' : ''}">${esc(printable(ai))}</span>`));
   rows.push(row('signed by', `<span class="signer">${esc(printable(signerWords(match, details)))}</span>`));
   rows.push(row('signed at', esc(claims.signed_at ? utcText(claims.signed_at) : 'not stated (no time stamp: when it was signed is unknown)')));
   const app = appWords(match, details);
@@ -128,6 +130,15 @@ function matchSection(match: Match, extras: CardExtras, options: CardOptions): s
   return `<p class="head">${badge('found')} (confidence ${esc(match.confidence)})</p>`;
 }
 
+/** The verdict's line at the top of the card (the terminal's words, ui/text-report.ts), and the disagreement's. */
+function verdictHtml(verdict: Verdict): string {
+  const disagreement = disagreementLine(verdict);
+  return (
+    `<p class="verdict verdict-${esc(verdict.ai)}">${esc(printable(verdictLine(verdict)))}</p>` +
+    (disagreement ? `<p class="verdict verdict-disagree">${esc(printable(disagreement))}</p>` : '')
+  );
+}
+
 /** The card of a checked file. `source` is the input as given (a path, a URL, a file name). */
 export function detailCard(source: string, result: DetectionResult, extras: CardExtras = {}, options: CardOptions = {}): string {
   const id = options.id ?? `card-${result.media.sha256.slice(0, 12)}`;
@@ -147,6 +158,7 @@ export function detailCard(source: string, result: DetectionResult, extras: Card
   return (
     `<article class="card"${attr('aria-labelledby', id)}>` +
     `<header>${thumb}<div><h3${attr('id', id)}>${esc(printable(source))}</h3>` +
+    verdictHtml(verdictOf(result, c2paDetails(result.matches.find((m) => m.check === 'c2pa')?.claims) ?? extras.details)) +
     `<p class="meta">${esc(media.type)} · ${esc(formatBytes(media.bytes))} · sha256 <code>${esc(media.sha256)}</code></p></div></header>` +
     sections.join('') +
     `</article>`

@@ -18,6 +18,10 @@ export const CARD_CSS = `
 .card li.ing{margin:.35rem 0;display:block}
 .card li.ing>img{vertical-align:middle;margin-right:.5rem}
 .card .ai-yes,.card li.ing.ai>span{color:var(--pv-warn);font-weight:600}
+.card .verdict{margin:.3rem 0;font-weight:600}
+.card .verdict-generated,.card .verdict-contains{color:var(--pv-warn)}
+.card .verdict-none_found{color:var(--pv-dim);font-weight:400}
+.card .verdict-disagree{color:var(--pv-bad)}
 .file-thumb,.claim-thumb{max-width:160px;max-height:160px;border-radius:4px;background:var(--pv-line)}
 .ing-thumb{max-width:64px;max-height:64px;border-radius:3px}
 .card figure.claim{margin:.5rem 0;display:inline-block}

@@ -3,37 +3,9 @@
 // (invisible_watermark). "generator: ComfyUI · model flux1-dev · seed 91050358797301",
 // "invisible watermark: SDXL (47/48 bits)".
 import type { GeneratorRecord, Match, WatermarkRecord } from '../types.js';
+import { PAYLOAD_NAMES, toolDisplayName, UNNAMED_TOOL } from '../verdict/maker-names.js';
 import type { Style } from './style.js';
 import { printable, shortened } from './terminal-text.js';
-
-/** How each tool names itself; a tool not listed is shown by its id. */
-const TOOL_NAMES: Record<string, string> = {
-  automatic1111: 'AUTOMATIC1111',
-  comfyui: 'ComfyUI',
-  invokeai: 'InvokeAI',
-  novelai: 'NovelAI',
-  swarmui: 'SwarmUI',
-  fooocus: 'Fooocus',
-  ruinedfooocus: 'RuinedFooocus',
-  stability_matrix: 'Stability Matrix',
-  tensorart: 'Tensor.Art',
-  midjourney: 'Midjourney',
-  google_ai: 'Google AI',
-  openai: 'OpenAI',
-  adobe_firefly: 'Adobe Firefly',
-};
-
-/** Which generators mark their output with each payload (CONTRACT; docs/DETECTORS.md). */
-const PAYLOAD_NAMES: Record<WatermarkRecord['payload'], { name: string; who: string }> = {
-  sdxl48: { name: 'SDXL', who: 'the SDXL and Stable Video Diffusion pipelines' },
-  StableDiffusionV1: { name: 'Stable Diffusion v1', who: "Stable Diffusion v1's reference scripts" },
-  'StableDiffusionV1-Inpainting': { name: 'Stable Diffusion v1 inpainting', who: "Stable Diffusion v1's inpainting scripts" },
-  SDV2: { name: 'Stable Diffusion 2', who: "Stable Diffusion 2's reference scripts" },
-  InvokeAI: { name: 'InvokeAI', who: 'InvokeAI' },
-};
-
-/** The tool of a record that says AI made the file without naming what (CONTRACT: `tool`). */
-const UNNAMED_TOOL = 'unknown';
 
 const MODEL_FILE_EXTENSION = /\.(safetensors|ckpt|pt|pth|bin|gguf)$/i;
 
@@ -41,9 +13,8 @@ const MODEL_FILE_EXTENSION = /\.(safetensors|ckpt|pt|pth|bin|gguf)$/i;
 const PROMPT_SHOWN = 120;
 
 export function toolName(record: Pick<GeneratorRecord, 'tool' | 'app'>): string {
-  const tool = TOOL_NAMES[record.tool] ?? record.tool;
   // An app that names a fork or a version says more than the tool's family name.
-  return printable(record.app && record.app !== tool ? record.app : tool);
+  return printable(toolDisplayName(record));
 }
 
 /** "ComfyUI · model flux1-dev · seed 91050358797301" */
@@ -86,7 +57,9 @@ export function watermarkLines(match: Match, s: Style): { head: string; rows: st
     head: `${s.green('found')}: invisible watermark: ${s.bold(watermarkSummary(mark))}`,
     rows: [
       `the ${mark.method} mark of ${watermarkMaker(mark)}`,
-      s.dim('in the pixels: it survives metadata stripping, not resizing, cropping or most re-encodes'),
+      // What the check does (docs/DETECTORS.md): a cut-out of a lossless picture is read on the
+      // generator's own block grid, so a crop no longer hides the mark; a resize or lossy save does.
+      s.dim("in the pixels: read through metadata stripping and lossless crops (on the generator's block grid); resizing and most JPEG re-encodes erase it"),
     ],
   };
 }

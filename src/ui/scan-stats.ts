@@ -1,5 +1,5 @@
 // Running counts of a scan: what the progress display shows and what --summary prints.
-import type { CheckResult, DetectionResult } from '../types.js';
+import type { CheckResult, DetectionResult, Verdict, VerdictAi } from '../types.js';
 
 export type ResultCounts = Record<CheckResult, number>;
 
@@ -12,6 +12,8 @@ export interface ScanSummary {
   /** With --incremental: how many of `checked` were answered from the scan cache. */
   from_cache?: number;
   checks: Record<string, ResultCounts>;
+  /** Files by verdict (src/verdict), and how many of them had checks that disagree. */
+  verdicts: Record<VerdictAi, number> & { disagreements: number };
 }
 
 export class ScanStats {
@@ -26,12 +28,17 @@ export class ScanStats {
   fromCache = 0;
   readonly startedAt = Date.now();
   readonly checks: Record<string, ResultCounts> = {};
+  readonly verdicts: ScanSummary['verdicts'] = { generated: 0, contains: 0, none_found: 0, disagreements: 0 };
 
   /** `incremental`: the run uses the scan cache, and the summary says how many it answered. */
   constructor(readonly incremental = false) {}
 
-  add(result: DetectionResult, fromCache = false): void {
+  add(result: DetectionResult, fromCache = false, verdict?: Verdict): void {
     this.checked++;
+    if (verdict) {
+      this.verdicts[verdict.ai]++;
+      if (verdict.disagreement) this.verdicts.disagreements++;
+    }
     if (fromCache) this.fromCache++;
     for (const m of result.matches) {
       const counts = (this.checks[m.check] ??= { found: 0, not_found: 0, unavailable: 0 });
@@ -57,6 +64,7 @@ export class ScanStats {
       elapsed_ms: Date.now() - this.startedAt,
       ...(this.incremental ? { from_cache: this.fromCache } : {}),
       checks: this.checks,
+      verdicts: this.verdicts,
     };
   }
 }

@@ -1,11 +1,12 @@
 // The readable report of `provenance check` without --json: a few lines per file, then a summary.
 // A file with a C2PA credential gets a short card (issue 7): AI origin and the signal it comes
 // from, signer, signing time, app or device, actions, ingredients, validation in plain words.
-import { aiSignal, c2paDetails, sourceTypeTerm, type C2paDetails, type IngredientNode } from '../detectors/c2pa-manifest.js';
+import { aiIngredientOf, aiSignal, c2paDetails, sourceTypeTerm, type C2paDetails, type IngredientNode } from '../detectors/c2pa-manifest.js';
 import { CATALOGUE } from '../detectors/catalogue.js';
 import { shortened as shortPath } from '../engine/input-error.js';
 import type { Hints } from '../media/xmp-hints.js';
-import type { DetectionResult, ErrorInfo, Match } from '../types.js';
+import type { DetectionResult, ErrorInfo, Match, Verdict } from '../types.js';
+import { disagreementLine, verdictLine, verdictOf } from '../verdict/verdict.js';
 import type { ScanStats } from './scan-stats.js';
 import type { Style } from './style.js';
 import { explainCode } from './validation-codes.js';
@@ -99,6 +100,14 @@ export function validationWords(match: Match, s: Style, options: ReportOptions):
 export function aiWords(match: Match, details: C2paDetails | undefined, s: Style): string {
   const claims = match.claims!;
   const signal = aiSignal(claims, details?.sourceTypeAction);
+  // An edit or composite whose own type is not an AI one, of an AI-made parent or part: the
+  // picture contains AI-made content (a Gemini edit: c2pa.edited, composite; parent trainedAlgorithmicMedia).
+  const ingredient = signal?.ai ? undefined : aiIngredientOf(details?.ingredients);
+  if (ingredient) {
+    const own = signal?.type ? `; the manifest's own type is ${sourceTypeText(signal.type)}${signal.action ? `, named by its ${signal.action} action` : ''}` : '';
+    const which = `its ${ingredient.relationship ?? 'componentOf'} ingredient${ingredient.title ? ` "${printable(ingredient.title)}"` : ''}`;
+    return `${s.yellow('contains AI-generated content')}: ${which} is AI-generated (${sourceTypeTerm(ingredient.digitalSourceType ?? 'com.adobe.generative-ai')})${own}`;
+  }
   if (!signal) {
     const fromIngredient = details && anyAiIngredient(details.ingredients) ? '; an ingredient is marked AI-generated (below)' : '';
     return s.dim(`not stated: the manifest names no digital source type${fromIngredient}`);
@@ -254,11 +263,18 @@ export function hintLines(hints: Hints | undefined, s: Style): string[] {
   ];
 }
 
+/** The verdict's line at the top of a card, and the disagreement's when checks disagree (issue 31). */
+export function verdictLines(verdict: Verdict, s: Style): string[] {
+  const line = printable(verdictLine(verdict));
+  const lines = [`  ${verdict.ai === 'none_found' ? s.dim(line) : s.bold(s.yellow(line))}`];
+  const disagreement = disagreementLine(verdict);
+  if (disagreement) lines.push(`  ${s.red(printable(disagreement))}`);
+  return lines;
+}
+
 export function formatResult(source: string, result: DetectionResult, s: Style, options: ReportOptions = {}): string {
-  const lines = [
-    s.bold(printable(shortPath(source))),
-    `  ${s.dim(printable(`${result.media.type} · ${formatBytes(result.media.bytes)} · sha256 ${result.media.sha256}`))}`,
-  ];
+  const lines = [s.bold(printable(shortPath(source))), ...verdictLines(verdictOf(result), s)];
+  lines.push(`  ${s.dim(printable(`${result.media.type} · ${formatBytes(result.media.bytes)} · sha256 ${result.media.sha256}`))}`);
   // Planned detectors share one line. Their status comes from the catalogue, not from the words
   // of the reason (an API's wording may differ); a check the catalogue lacks is shown on its own.
   const planned = result.matches.filter((m) => m.result === 'unavailable' && CATALOGUE.find((d) => d.id === m.check)?.status === 'planned');

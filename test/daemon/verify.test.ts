@@ -2,10 +2,12 @@
 // and its CSRF token; each file counts exactly one call, as POST /v1/detect does (one reserved,
 // none for a refused request, given back when the check fails), under the plan's burst limit;
 // the answer carries the card drawn by src/report/card.ts and the /v1 result.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tinyJpeg } from '../fixtures/make.js';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { tmpdir } from 'node:os';
+import { makePki, signC2pa, tinyJpeg } from '../fixtures/make.js';
+import { actionsManifest, created, IPTC } from '../helpers/explained.js';
 import { CORPUS_FILES, HAS_CORPUS, loadExpected } from '../helpers/corpus.js';
 import { csrfOf, signIn, webApp, type WebApp, type WebClient } from './signin-helpers.js';
 
@@ -67,7 +69,32 @@ describe('the Verify page', () => {
     expect(r.body.html).toContain('<article class="card"');
     expect(r.body.html).toContain('holiday &lt;b&gt;&quot;1&quot;&lt;/b&gt;.jpg');
     expect(r.body.html).toMatch(/<img class="file-thumb" src="data:image\/webp;base64,/);
+    // The card opens with the file's verdict; the /v1 result keeps the hosted shape (no verdict).
+    expect(r.body.html).toContain('<p class="verdict verdict-none_found">No AI marker found (that proves nothing)</p>');
+    expect(r.body.result).not.toHaveProperty('verdict');
     expect(await used(c)).toBe(1);
+  });
+
+  it("an edit of an AI-made picture: the card's verdict reads the ingredient tree from the daemon's own read (issue 31)", async () => {
+    const { c, csrf } = await signedIn('gemini@example.com');
+    const pkiDir = mkdtempSync(join(tmpdir(), 'prov-verify-pki-'));
+    onTestFinished(() => rmSync(pkiDir, { recursive: true, force: true }));
+    const pki = makePki(pkiDir);
+    const parent = await signC2pa(tinyJpeg({ seed: 51 }), 'image/jpeg', actionsManifest('parent.jpg', 'image/jpeg', [created('trainedAlgorithmicMedia')]), pki);
+    const actions = [
+      { action: 'c2pa.opened', parameters: { ingredientIds: ['parent'] } },
+      { action: 'c2pa.edited', digitalSourceType: `${IPTC}composite`, softwareAgent: { name: 'Google Gemini' } },
+    ];
+    const edit = await signC2pa(tinyJpeg({ seed: 52 }), 'image/jpeg', actionsManifest('edit.jpg', 'image/jpeg', actions), pki, {
+      ingredients: [{ json: { title: 'parent.jpg', relationship: 'parentOf', label: 'parent' }, bytes: parent, format: 'image/jpeg' }],
+    });
+    const r = await send(c, edit, { 'x-csrf-token': csrf, 'x-file-name': 'edit.jpg' });
+    expect(r.status).toBe(200);
+    expect(r.body.html).toContain(
+      '<p class="verdict verdict-contains">Contains AI-generated content: Google Gemini edit of an AI-made picture (signed C2PA manifest)</p>',
+    );
+    expect(r.body.result.matches[0].claims).toMatchObject({ ai_generated: false });
+    expect(r.body.result).not.toHaveProperty('verdict');
   });
 
   it('refused requests count nothing: no CSRF token, a wrong one, an empty file', async () => {

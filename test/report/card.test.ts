@@ -10,6 +10,8 @@ import { makeThumbnail, thumbnailOrNone, ThumbnailError } from '../../src/media/
 import { loadSharp } from '../../src/media/pixels.js';
 import type { DetectionResult } from '../../src/types.js';
 import { tinyJpeg, tinyMp4 } from '../fixtures/make.js';
+import { makeStyle } from '../../src/ui/style.js';
+import { formatResult } from '../../src/ui/text-report.js';
 
 const HOSTILE = '<script>alert(1)</script>"\'><img src=x onerror=alert(2)>&amp;';
 
@@ -94,6 +96,22 @@ describe('escaping', () => {
   it('esc turns lone surrogates into U+FFFD (the file stays valid UTF-8)', () => {
     expect(esc('a\ud800b')).toBe('a\ufffdb');
     expect(esc('😀')).toBe('😀');
+  });
+});
+
+describe('the verdict line (issue 31)', () => {
+  it('opens the card, under the name, with the maker the file names escaped (HTML) and made printable (terminal)', () => {
+    const result = hostileResult();
+    result.matches[0]!.claims!.claim_generator = `gen ${HOSTILE}\u001b[2J`;
+    const html = detailCard('a.png', result);
+    const verdict = /<p class="verdict verdict-generated">([^<]*)<\/p>/.exec(html);
+    expect(verdict?.[1]).toBe(
+      'AI-generated: gen &lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&gt;&lt;img src=x onerror=alert(2)&gt;&amp;amp;\\x1b[2J (signed C2PA manifest)',
+    );
+    expect(html.indexOf('class="verdict')).toBeLessThan(html.indexOf('class="meta"'));
+    const terminal = formatResult('a.png', result, makeStyle(false)).split('\n');
+    expect(terminal[1]).toBe(`  AI-generated: gen ${HOSTILE}\\x1b[2J (signed C2PA manifest)`);
+    expect(terminal.join('\n')).not.toContain('\u001b');
   });
 });
 

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CORPUS_DIR, CORPUS_FILES, HAS_CORPUS, loadExpected, ROOT } from '../helpers/corpus.js';
 import { parseLines, runCli } from '../helpers/run-cli.js';
 import { tinyJpeg } from '../fixtures/make.js';
+import { disagreementLine, verdictLine } from '../../src/verdict/verdict.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CORPUS_AI = join(CORPUS_DIR, 'ai');
@@ -172,6 +173,20 @@ describe.skipIf(!withCorpus)('the corpus report in Chromium', () => {
     expect(await row.locator('.card .signer').textContent()).toContain(issuer);
     expect(await row.locator('.card .ings li').first().textContent()).toContain('A.jpg');
     expect(await row.locator('.card .ing-thumb').evaluate((i: HTMLImageElement) => i.naturalWidth)).toBeGreaterThan(0);
+    await page.context().close();
+  }, 60_000);
+
+  it("every card opens with the file's verdict, the words of its --json line's verdict (issue 31)", async () => {
+    const { page } = await open(report);
+    await page.$$eval('#rows details', (all) => all.forEach((d) => ((d as HTMLDetailsElement).open = true)));
+    await page.waitForFunction(() => document.querySelectorAll('#rows details > .card').length === document.querySelectorAll('#rows details').length);
+    const shown = await page.$$eval('#rows > li[data-source]', (rows) =>
+      rows.map((r) => ({ source: r.getAttribute('data-source')!, lines: [...r.querySelectorAll('.card header .verdict')].map((p) => p.textContent) })),
+    );
+    const expected = lines.filter((l) => !l.error).map((l) => ({ source: l.source, lines: [verdictLine(l.verdict), ...(l.verdict.disagreement ? [disagreementLine(l.verdict)] : [])] }));
+    expect(shown.filter((r) => expected.some((e) => e.source === r.source))).toEqual(expected);
+    // Both corpora hold AI-made files and files with no AI marker.
+    expect(new Set(expected.map((e) => e.lines[0]!.split(':')[0]!.split(' (')[0]))).toEqual(new Set(['AI mark', 'AI-generated', 'No AI marker found']));
     await page.context().close();
   }, 60_000);
 

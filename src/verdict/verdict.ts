@@ -1,0 +1,160 @@
+// One verdict per file (issue 31): what the checks of one result say together about AI, so that
+// nobody has to weigh a signed manifest against a watermark and a text record by hand. Shared by
+// the CLI (--json lines, --summary, --fail-on verdict=...), the library (check(), scan()), the
+// terminal card, the HTML card and the daemon's Verify page; the daemon's /v1 responses carry
+// none (they keep the hosted shape). docs/DETECTORS.md "The verdict" is the rule in words.
+//
+// Pure: a result (and, where the engine of this process read the manifest, its C2PA details) in,
+// a Verdict out. A remote result has no ingredient tree, so an AI ingredient is seen only here.
+import { aiIngredientOf, aiSignal, c2paDetails, sourceTypeTerm, type C2paDetails } from '../detectors/c2pa-manifest.js';
+import type { DetectionResult, EvidenceKind, Match, Verdict, VerdictEvidence } from '../types.js';
+import { payloadName, toolDisplayName, UNNAMED_TOOL } from './maker-names.js';
+
+/** Strongest first (types.ts EvidenceKind). */
+const RANK: Record<EvidenceKind, number> = { signed_manifest: 0, novelai_signature: 1, pixel_mark: 2, unsigned_record: 3 };
+
+/**
+ * Source types that say a device captured the content (IPTC digital source types): a signed
+ * manifest naming one says "not AI-made", which a found AI marker contradicts. Edit and
+ * composite types do not: an edit of an AI-made picture is still AI-made in part.
+ */
+const CAPTURE_TYPES: readonly string[] = ['digitalCapture', 'computationalCapture', 'negativeFilm', 'positiveFilm', 'print', 'compositeCapture'];
+
+/** IPTC: "a composite that includes generative AI output" - contains AI-made content, not all of it. */
+const AI_COMPOSITE = 'compositeWithTrainedAlgorithmicMedia';
+
+/** What a found c2pa match says. `details` is absent for a remote result (no ingredient tree). */
+function c2paEvidence(match: Match, details: C2paDetails | undefined): VerdictEvidence {
+  const claims = match.claims;
+  const intact = claims?.validation?.state !== 'invalid';
+  const evidence: Omit<VerdictEvidence, 'detail'> = { kind: intact ? 'signed_manifest' : 'unsigned_record', check: 'c2pa', says: 'not_stated' };
+  const detail = intact ? 'signed C2PA manifest' : 'C2PA manifest whose credential is INVALID';
+  if (!claims) return { ...evidence, detail };
+  const signal = aiSignal(claims, details?.sourceTypeAction);
+  const ingredient = signal?.ai ? undefined : aiIngredientOf(details?.ingredients);
+  if (signal?.ai) {
+    const composite = signal.type !== undefined && sourceTypeTerm(signal.type) === AI_COMPOSITE;
+    evidence.says = composite ? 'contains' : 'generated';
+    if (composite) evidence.content = 'composite with AI-generated parts';
+  } else if (ingredient) {
+    evidence.says = 'contains';
+    evidence.content = ingredient.relationship === 'parentOf' ? 'edit of an AI-made picture' : 'composite with an AI-made part';
+  } else if (signal && CAPTURE_TYPES.includes(sourceTypeTerm(signal.type))) {
+    evidence.says = 'not_ai';
+    evidence.content = `a ${sourceTypeTerm(signal.type)}`;
+  }
+  return ordered(evidence, c2paMaker(match, details), detail);
+}
+
+/** kind, check, says, maker, content, detail: the order the JSON shows them in. */
+function ordered(e: Omit<VerdictEvidence, 'detail' | 'maker'>, maker: string | undefined, detail: string): VerdictEvidence {
+  const { kind, check, says, content } = e;
+  return { kind, check, says, ...(maker ? { maker } : {}), ...(content ? { content } : {}), detail };
+}
+
+/** The software the manifest names: the agent of the action that named the source type, else the first agent, else the claim generator. */
+function c2paMaker(match: Match, details: C2paDetails | undefined): string | undefined {
+  const actions = details?.actions ?? [];
+  const named = actions.find((a) => a.action === details?.sourceTypeAction && a.digitalSourceType && a.softwareAgent);
+  return named?.softwareAgent ?? actions.find((a) => a.softwareAgent)?.softwareAgent ?? (match.claims?.claim_generator || undefined);
+}
+
+function generatorEvidence(match: Match): VerdictEvidence {
+  const record = match.generator;
+  const signed = record?.signature === 'valid';
+  const named = record !== undefined && record.tool !== UNNAMED_TOOL;
+  const detail = signed
+    ? "record signed with the generator's key"
+    : record?.signature === 'invalid'
+      ? 'record whose signature FAILS'
+      : named
+        ? 'unsigned record in the file'
+        : 'unsigned label in the file that names no generator';
+  const kind = signed ? 'novelai_signature' : 'unsigned_record';
+  return ordered({ kind, check: 'generator_metadata', says: 'generated' }, named ? toolDisplayName(record) : undefined, detail);
+}
+
+function watermarkEvidence(match: Match): VerdictEvidence {
+  const mark = match.watermark;
+  const maker = mark ? payloadName(mark.payload) : undefined;
+  const detail = mark ? `${maker} invisible watermark (${mark.bits_matched}/${mark.bits_total} bits)` : 'invisible watermark';
+  return ordered({ kind: 'pixel_mark', check: 'invisible_watermark', says: 'generated' }, maker, detail);
+}
+
+function cameraEvidence(): VerdictEvidence {
+  return ordered({ kind: 'unsigned_record', check: 'camera_reference', says: 'not_ai', content: 'a camera capture' }, 'Apple iPhone/iPad camera', 'camera EXIF');
+}
+
+function evidenceOf(match: Match, details: C2paDetails | undefined): VerdictEvidence | undefined {
+  if (match.result !== 'found') return undefined;
+  switch (match.check) {
+    case 'c2pa':
+      return c2paEvidence(match, details);
+    case 'generator_metadata':
+      return generatorEvidence(match);
+    case 'invisible_watermark':
+      return watermarkEvidence(match);
+    case 'camera_reference':
+      return cameraEvidence();
+    default:
+      // The planned checks find nothing yet; a check this build does not know says nothing here.
+      return undefined;
+  }
+}
+
+const saysAi = (e: VerdictEvidence) => e.says === 'generated' || e.says === 'contains';
+
+function side(e: VerdictEvidence): string {
+  const what = [e.maker, e.content].filter(Boolean).join(', ');
+  return `${e.check} (${e.detail}${what ? `: ${what}` : ''})`;
+}
+
+/**
+ * The verdict of one result. `details`: the C2PA report details of its c2pa match, when this
+ * process's engine (or a worker's, attached) read the manifest; looked up by default.
+ */
+export function verdictOf(result: Pick<DetectionResult, 'matches'>, details?: C2paDetails): Verdict {
+  const c2paClaims = result.matches.find((m) => m.check === 'c2pa')?.claims;
+  const c2pa = details ?? c2paDetails(c2paClaims);
+  // Stable sort: within a kind, catalogue order (the order of `matches`).
+  const evidence = result.matches
+    .flatMap((m) => evidenceOf(m, c2pa) ?? [])
+    .sort((a, b) => RANK[a.kind] - RANK[b.kind]);
+  const ai = evidence.filter(saysAi);
+  // The strongest evidence that found an AI marker decides between generated and contains.
+  // A watermark names a model family, a record or a manifest the tool: the tool first.
+  const named = ai.length ? [...ai.filter((e) => e.kind !== 'pixel_mark'), ...ai.filter((e) => e.kind === 'pixel_mark')] : evidence;
+  const maker = named.find((e) => e.maker)?.maker;
+  const verdict: Verdict = {
+    ai: ai[0]?.says === 'contains' ? 'contains' : ai.length ? 'generated' : 'none_found',
+    ...(maker ? { maker } : {}),
+    evidence,
+  };
+  const notAi = evidence.filter((e) => e.says === 'not_ai');
+  if (ai.length && notAi.length) {
+    verdict.disagreement = `${notAi.map(side).join(' and ')} ${notAi.length === 1 ? 'says' : 'say'} not AI-made, but ${ai.map(side).join(' and ')} ${ai.length === 1 ? 'says' : 'say'} AI-made`;
+  }
+  return verdict;
+}
+
+/**
+ * The verdict in one line, for the top of a card: "AI-generated: Adobe Firefly (signed C2PA
+ * manifest)", "Contains AI-generated content: Google Gemini edit of an AI-made picture (signed
+ * C2PA manifest)", "AI mark: SDXL invisible watermark (48/48 bits)", "No AI marker found (that
+ * proves nothing)". Raw: it carries names from the file, so callers escape it.
+ */
+export function verdictLine(verdict: Verdict): string {
+  const top = verdict.evidence.find(saysAi);
+  if (verdict.ai === 'none_found' || !top) return 'No AI marker found (that proves nothing)';
+  if (verdict.ai === 'contains') {
+    const what = [top.maker, top.content].filter(Boolean).join(' ');
+    return `Contains AI-generated content: ${what || 'AI-made content'} (${top.detail})`;
+  }
+  if (top.kind === 'pixel_mark') return `AI mark: ${top.detail}`;
+  return top.maker ? `AI-generated: ${top.maker} (${top.detail})` : `AI-generated (${top.detail})`;
+}
+
+/** The second line when checks disagree, else undefined. Raw, as verdictLine. */
+export function disagreementLine(verdict: Verdict): string | undefined {
+  return verdict.disagreement ? `Checks disagree: ${verdict.disagreement}` : undefined;
+}

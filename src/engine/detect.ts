@@ -7,7 +7,6 @@ import type { CatalogueName, DetectContext, DetectionResult, Detector, DetectorI
 import { resolveChecks } from './checks.js';
 import { newCheckId } from './ids.js';
 import { sniffMediaType } from '../media/sniff.js';
-import type { PixelOffload } from './pixel-offload.js';
 
 export interface DetectOptions {
   /** Detector ids; all of them when omitted. Unknown or repeated ids throw CheckSelectionError. */
@@ -23,11 +22,19 @@ export async function describeMedia(bytes: Uint8Array): Promise<Media> {
   return { bytes, type: await sniffMediaType(bytes), sha256 };
 }
 
+/** Runs a file's pixel check elsewhere (engine/pixel-offload.ts: on a thread of its own). */
+export interface PixelRunner {
+  /** Whether the file's pixel check is worth running elsewhere. */
+  worth(media: Media): boolean;
+  /** Its match, or undefined when it could not be had there (then it runs here). */
+  run(bytes: Uint8Array, options: DetectOptions): Promise<Match | undefined>;
+}
+
 /**
- * `offload`: run the pixel check on a thread of its own (pixel-offload.ts), started before the
- * other checks so that they overlap it; the CLI's one-file check asks for it.
+ * `offload`: run the pixel check elsewhere (pixel-offload.ts, a thread of its own), started
+ * before the other checks so that they overlap it; the CLI's one-file check asks for it.
  */
-export async function detect(bytes: Uint8Array, options: DetectOptions = {}, offload?: PixelOffload): Promise<DetectionResult> {
+export async function detect(bytes: Uint8Array, options: DetectOptions = {}, offload?: PixelRunner): Promise<DetectionResult> {
   const started = performance.now();
   const checks = resolveChecks(options.checks, options.catalogue);
   const media = await describeMedia(bytes);

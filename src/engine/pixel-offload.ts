@@ -8,13 +8,13 @@
 import { MAX_WATERMARK_PIXELS, MIN_WATERMARK_PIXELS } from '../detectors/invisible-watermark.js';
 import { pictureSize } from '../media/picture-size.js';
 import type { Match, Media } from '../types.js';
-import type { DetectOptions } from './detect.js';
+import type { DetectOptions, PixelRunner } from './detect.js';
 import type { DetectPool } from './pool.js';
 
 const PIXEL_CHECK = 'invisible_watermark';
 const READ_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp']);
 
-export class PixelOffload {
+export class PixelOffload implements PixelRunner {
   #pool: Promise<DetectPool> | undefined;
 
   /** Whether `media`'s pixel check is worth a thread: a picture of a size the check decodes. */

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { PAYLOAD_BITS } from '../src/detectors/invisible-watermark-payloads.js';
-import { bestAlignment, type PhaseReading } from '../src/media/dwt-dct-crop.js';
+import { bestAlignment, readAllPhases, type PhaseReading } from '../src/media/dwt-dct-crop.js';
 import { cellSums } from '../src/media/dwt-dct-cells.js';
 import { blockBits, blockBitsFromSums, blockGrid, readBlockBits, readBlockBitsBeforeUpsampling, unsmoothedBitsFromSums } from '../src/media/dwt-dct.js';
 import { WasmReadings, wasmRemainder36 } from '../src/media/dwt-dct-wasm.js';
@@ -16,6 +16,15 @@ import { llFromSums } from '../src/media/chroma-upsampling.js';
 import { exifOrientation } from '../src/media/exif-orientation.js';
 import { opencvUPlane } from '../src/media/opencv-yuv.js';
 import { readPixelHeader, type RawPixels } from '../src/media/pixels.js';
+
+/** Pictures wide enough that a phase's rows are longer than SDXL's 48-bit message (the
+ * alignment's per-row counts). */
+const widePictures = fc.record({ width: fc.integer({ min: 400, max: 600 }), height: fc.integer({ min: 16, max: 48 }), seed: fc.integer() }).map(({ width, height, seed }): RawPixels => {
+  const data = new Uint8Array(width * height * 3);
+  let state = seed >>> 0;
+  for (let i = 0; i < data.length; i++) data[i] = (state = (Math.imul(state, 1103515245) + 12345) >>> 0) >>> 24;
+  return { width, height, channels: 3, data };
+});
 
 /** Pictures of random size and channels, their samples either free or from a palette of a few
  * colours: flat regions give 2x2 sums that are multiples of 36 (the blocks exactBit decides). */
@@ -241,3 +250,27 @@ function nextDown(x: number): number {
   view.setBigUint64(0, view.getBigUint64(0) - 1n);
   return view.getFloat64(0);
 }
+
+describe('the WebAssembly crop search reads what the JavaScript one reads', () => {
+  it('every grid phase’s bits and lattice, in the same order, and the same best alignments', () => {
+    const wides = Array.from({ length: 17 }, (_, i) => 64 + 8 * i);
+    fc.assert(
+      fc.property(fc.oneof(pictures, widePictures), fc.constantFrom(...(['sdxl48', 'SDV2', 'InvokeAI', 'StableDiffusionV1'] as const)), fc.integer({ min: 0, max: 100 }), (pixels, payload, share) => {
+        const wasm = new WasmReadings(pixels);
+        const ours = wasm.phases();
+        const theirs = readAllPhases(pixels);
+        expect(ours.map(({ phaseX, phaseY, wide, high, bits, lattice }) => ({ phaseX, phaseY, wide, high, bits: [...bits], lattice }))).toEqual(
+          theirs.map(({ phaseX, phaseY, wide, high, bits, lattice }) => ({ phaseX, phaseY, wide, high, bits: [...bits], lattice })),
+        );
+        const message = PAYLOAD_BITS[payload];
+        // Thresholds from none to all of the bits, so that alignments are found and refused.
+        const threshold = Math.round((message.length * share) / 100);
+        for (let i = 0; i < ours.length; i += 7) {
+          expect(wasm.alignment(ours[i]!, message, wides, threshold)).toEqual(bestAlignment(theirs[i]!, message, wides, threshold));
+          expect(wasm.alignment(ours[i]!, message, [1, 2, 3, 5, 8], threshold)).toEqual(bestAlignment(theirs[i]!, message, [1, 2, 3, 5, 8], threshold));
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+});

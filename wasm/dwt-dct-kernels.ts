@@ -294,3 +294,179 @@ export function coefficientBits(ll: usize, stride: i32, wide: i32, high: i32, ou
 export function remainder36(x: f64): f64 {
   return mod36(x);
 }
+
+// ---- The crop search (src/media/dwt-dct-crop.ts, whose JavaScript forms the tests hold these to).
+
+/** The U plane, one byte a pixel, as an encoder handed BGR wrote it (opencv-yuv.ts's opencvUPlane). */
+export function uPlane(pixels: usize, width: i32, height: i32, channels: i32, out: usize): void {
+  const count = width * height;
+  let p = pixels;
+  for (let i = 0; i < count; i++) {
+    store<u8>(out + <usize>i, uAt(<i32>load<u8>(p, 2), <i32>load<u8>(p, 1), <i32>load<u8>(p)));
+    p += <usize>channels;
+  }
+}
+
+/**
+ * dwt-dct-crop.ts's readAllPhases before its sort: the 64 grid phases of the U plane at `plane`
+ * (`width` x `height`), in its order (parity down, parity across, then offsets down and across),
+ * their block bits one after another at `bitsOut`, and per phase five i32 at `meta` (phaseX,
+ * phaseY, wide, high, offset of its bits from `bitsOut`) and its lattice, an f64 at `lattice`,
+ * summed in its order from the cos table at `cosTable` (36 f64, made by the caller). `sums`,
+ * `max3` and `max4` are scratch of (width >> 1) * (height >> 1) u16 each.
+ */
+export function phases(plane: usize, width: i32, height: i32, sums: usize, max3: usize, max4: usize, cosTable: usize, bitsOut: usize, meta: usize, lattice: usize): void {
+  let written: usize = 0;
+  let phase = 0;
+  for (let parityY = 0; parityY < 2; parityY++) {
+    for (let parityX = 0; parityX < 2; parityX++) {
+      const cellsWide = (width - parityX) >> 1;
+      const cellsHigh = (height - parityY) >> 1;
+      for (let cy = 0; cy < cellsHigh; cy++) {
+        const top = plane + <usize>((parityY + 2 * cy) * width + parityX);
+        const bottom = top + <usize>width;
+        const o = sums + (<usize>(cy * cellsWide) << 1);
+        for (let cx = 0; cx < cellsWide; cx++) {
+          const x = <usize>(2 * cx);
+          store<u16>(o + (<usize>cx << 1), <i32>load<u8>(top + x) + <i32>load<u8>(top + x + 1) + <i32>load<u8>(bottom + x) + <i32>load<u8>(bottom + x + 1));
+        }
+      }
+      windowMax(sums, cellsWide, cellsHigh, 1, max3);
+      windowMax(sums, cellsWide, cellsHigh, 0, max4);
+      for (let offsetY = 0; offsetY < 4; offsetY++) {
+        for (let offsetX = 0; offsetX < 4; offsetX++) {
+          const wide = max(0, (cellsWide - offsetX) >> 2);
+          const high = max(0, (cellsHigh - offsetY) >> 2);
+          let sum: f64 = 0;
+          let n = bitsOut + written;
+          for (let by = 0; by < high; by++) {
+            const top = (offsetY + by * 4) * cellsWide + offsetX;
+            for (let bx = 0; bx < wide; bx++) {
+              const o = <usize>(top + bx * 4);
+              let best = <i32>load<u16>(max3 + (o << 1));
+              best = max(best, <i32>load<u16>(max4 + ((o + <usize>cellsWide) << 1)));
+              best = max(best, <i32>load<u16>(max4 + ((o + <usize>(2 * cellsWide)) << 1)));
+              best = max(best, <i32>load<u16>(max4 + ((o + <usize>(3 * cellsWide)) << 1)));
+              store<u8>(n++, best % 72 > 36 ? 1 : 0);
+              sum += load<f64>(cosTable + (<usize>(best % 36) << 3));
+            }
+          }
+          const m = meta + <usize>(phase * 20);
+          store<i32>(m, parityX + 2 * offsetX);
+          store<i32>(m, parityY + 2 * offsetY, 4);
+          store<i32>(m, wide, 8);
+          store<i32>(m, high, 12);
+          store<i32>(m, <i32>written, 16);
+          store<f64>(lattice + (<usize>phase << 3), wide * high > 0 ? sum / <f64>(wide * high) : 0);
+          written += <usize>(wide * high);
+          phase++;
+        }
+      }
+    }
+  }
+}
+
+/** For every cell, the largest of the cells `skip`..3 to its right in its row (0 where not all fit). */
+function windowMax(sums: usize, cellsWide: i32, cellsHigh: i32, skip: i32, out: usize): void {
+  for (let cy = 0; cy < cellsHigh; cy++) {
+    const row = <usize>(cy * cellsWide);
+    for (let cx = 0; cx < cellsWide; cx++) {
+      let best = 0;
+      if (cx + 3 < cellsWide) {
+        for (let i = cx + skip; i <= cx + 3; i++) best = max(best, <i32>load<u16>(sums + ((row + <usize>i) << 1)));
+      }
+      store<u16>(out + ((row + <usize>cx) << 1), best);
+    }
+  }
+}
+
+/**
+ * dwt-dct-crop.ts's bestAlignment for one phase's `wide` x `high` bits at `bits` and the `L`-bit
+ * message at `message`: the original widths (`count` i32 at `wides`) and first bits with at least
+ * `minMatched` matching bits, the best first met. Writes matched, originalWide and firstBit (i32)
+ * at `result` and returns 1, or returns 0. `scratch`: (high + 3) * L * 4 + 2 * L bytes.
+ */
+export function alignment(bits: usize, wide: i32, high: i32, message: usize, L: i32, wides: usize, count: i32, minMatched: i32, scratch: usize, result: usize): i32 {
+  const allowed = L - minMatched;
+  const ones = scratch;
+  const votes = ones + (<usize>L << 2);
+  const columnVotes = votes + (<usize>L << 2);
+  const decided = columnVotes + (<usize>L << 2);
+  const seen = decided + <usize>L;
+  const rowOnes = seen + <usize>L + 16 & ~15;
+  const histogram = wide > L;
+  memory.fill(columnVotes, 0, <usize>L << 2);
+  memory.fill(seen, 0, <usize>L);
+  if (histogram) {
+    memory.fill(rowOnes, 0, <usize>(high * L) << 2);
+    let n = bits;
+    for (let by = 0; by < high; by++) {
+      const row = rowOnes + (<usize>(by * L) << 2);
+      for (let bx = 0, j = 0; bx < wide; bx++) {
+        const at = row + (<usize>j << 2);
+        store<u32>(at, load<u32>(at) + <u32>load<u8>(n++));
+        if (++j == L) j = 0;
+      }
+    }
+    for (let bx = 0, j = 0; bx < wide; bx++) {
+      const at = columnVotes + (<usize>j << 2);
+      store<u32>(at, load<u32>(at) + 1);
+      if (++j == L) j = 0;
+    }
+  }
+  let found = 0;
+  let bestMatched = 0;
+  for (let w = 0; w < count; w++) {
+    const originalWide = load<i32>(wides + (<usize>w << 2));
+    const residue = originalWide % L;
+    if (originalWide < wide || load<u8>(seen + <usize>residue) != 0) continue;
+    store<u8>(seen + <usize>residue, 1);
+    memory.fill(ones, 0, <usize>L << 2);
+    memory.fill(votes, 0, <usize>L << 2);
+    if (histogram) {
+      for (let by = 0; by < high; by++) {
+        let k = (by * originalWide) % L;
+        const row = rowOnes + (<usize>(by * L) << 2);
+        for (let j = 0; j < L; j++) {
+          const o = ones + (<usize>k << 2);
+          const v = votes + (<usize>k << 2);
+          store<u32>(o, load<u32>(o) + load<u32>(row + (<usize>j << 2)));
+          store<u32>(v, load<u32>(v) + load<u32>(columnVotes + (<usize>j << 2)));
+          if (++k == L) k = 0;
+        }
+      }
+    } else {
+      let n = bits;
+      for (let by = 0; by < high; by++) {
+        let k = (by * originalWide) % L;
+        for (let bx = 0; bx < wide; bx++) {
+          const o = ones + (<usize>k << 2);
+          const v = votes + (<usize>k << 2);
+          store<u32>(o, load<u32>(o) + <u32>load<u8>(n++));
+          store<u32>(v, load<u32>(v) + 1);
+          if (++k == L) k = 0;
+        }
+      }
+    }
+    for (let k = 0; k < L; k++) {
+      const v = load<u32>(votes + (<usize>k << 2));
+      // In doubles, as numpy and the JavaScript form compute it.
+      store<u8>(decided + <usize>k, v > 0 && (<f64>load<u32>(ones + (<usize>k << 2)) / <f64>v) * 255.0 > 127.0 ? 1 : 0);
+    }
+    for (let first = 0; first < L; first++) {
+      let missed = 0;
+      for (let k = 0, j = first; k < L && missed <= allowed; k++) {
+        if (load<u8>(decided + <usize>k) != load<u8>(message + <usize>j)) missed++;
+        if (++j == L) j = 0;
+      }
+      if (missed <= allowed && (found == 0 || L - missed > bestMatched)) {
+        found = 1;
+        bestMatched = L - missed;
+        store<i32>(result, bestMatched);
+        store<i32>(result, originalWide, 4);
+        store<i32>(result, first, 8);
+      }
+    }
+  }
+  return found;
+}

@@ -7,7 +7,7 @@
 // ../shared/corpus/ai (test/invisible-watermark-corpus.test.ts checks them on every file).
 import { blockGrid, matchingBits, voteBits } from '../media/dwt-dct.js';
 import { WasmReadings } from '../media/dwt-dct-wasm.js';
-import { bestAlignment, readAllPhases, type PhaseReading } from '../media/dwt-dct-crop.js';
+import type { PhaseReading } from '../media/dwt-dct-crop.js';
 import { exifOrientation } from '../media/exif-orientation.js';
 import { orientPixels } from '../media/orientation.js';
 import { pictureSize } from '../media/picture-size.js';
@@ -174,7 +174,7 @@ function readMark(pixels: RawPixels, lossy: boolean): Candidate | undefined {
     const found = sdxlExtra(swapped, false, SWAPPED_NOTE) ?? sdxlExtra(swapped, true, `${SWAPPED_NOTE} ${INVERTED_NOTE}`);
     if (found) return found;
   }
-  return lossy ? undefined : readCropped(pixels);
+  return lossy ? undefined : readCropped(readings);
 }
 
 /**
@@ -184,16 +184,16 @@ function readMark(pixels: RawPixels, lossy: boolean): Candidate | undefined {
  * offset 25 pixels) read InvokeAI 62/64, SDV2 32/32 and SDXL 48/48 and 43/48 this way, where
  * the reference reads noise.
  */
-function readCropped(pixels: RawPixels): Candidate | undefined {
-  const { width, height } = pixels;
+function readCropped(readings: WasmReadings): Candidate | undefined {
+  const { width, height } = readings.pixels;
   const largest = ORIGINAL_WIDES[ORIGINAL_WIDES.length - 1]! * 8;
   if ((width % 8 === 0 && height % 8 === 0) || width > largest || height > largest) return undefined;
-  const phases = readAllPhases(pixels).filter((phase) => !isFlat(phase.bits));
+  const phases = readings.phases().filter((phase) => !isFlat(phase.bits));
   let best: Candidate | undefined;
   const consider = (payload: WatermarkPayload, candidates: PhaseReading[], threshold: number) => {
     const message = PAYLOAD_BITS[payload];
     for (const phase of candidates) {
-      const aligned = bestAlignment(phase, message, ORIGINAL_WIDES, threshold);
+      const aligned = readings.alignment(phase, message, ORIGINAL_WIDES, threshold);
       if (!aligned) continue;
       if (!best || aligned.matched / message.length > best.bitsMatched / PAYLOAD_BITS[best.payload].length) {
         best = { payload, bitsMatched: aligned.matched, confidence: 0.85, note: CROPPED_NOTE };

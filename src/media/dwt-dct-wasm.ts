@@ -11,6 +11,7 @@
 import { blockGrid } from './dwt-dct.js';
 import { DWT_DCT_WASM } from './dwt-dct-wasm-bytes.js';
 import { thomas } from './chroma-upsampling.js';
+import type { Alignment, PhaseReading } from './dwt-dct-crop.js';
 import type { EncoderChannelOrder } from './opencv-yuv.js';
 import type { RawPixels } from './pixels.js';
 
@@ -22,7 +23,15 @@ interface Kernels {
   llFromSums(sums: number, cellsWide: number, cellsHigh: number, ll: number, cA: number, invA: number, cD: number, invD: number): void;
   coefficientBits(ll: number, stride: number, wide: number, high: number, out: number): void;
   remainder36(x: number): number;
+  uPlane(pixels: number, width: number, height: number, channels: number, out: number): void;
+  phases(plane: number, width: number, height: number, sums: number, max3: number, max4: number, cosTable: number, bitsOut: number, meta: number, lattice: number): void;
+  alignment(bits: number, wide: number, high: number, message: number, L: number, wides: number, count: number, minMatched: number, scratch: number, result: number): number;
 }
+
+// cos(2 pi LL / 18) = cos(2 pi sum / 36) for each sum mod 36, as dwt-dct-crop.ts tabulates it.
+const LATTICE_COS = Float64Array.from({ length: 36 }, (_, r) => Math.cos((2 * Math.PI * r) / 36));
+/** Grid phases of the crop search. */
+const PHASES = 64;
 
 /** The kernels' x mod 36 (for the tests: it must equal JavaScript's x % 36). */
 export function wasmRemainder36(x: number): number {
@@ -60,6 +69,8 @@ export class WasmReadings {
   private readonly blocks: number;
   private readonly ll: number;
   private readonly coefficients: number;
+  /** Where the crop search's data ends (phases()), and the alignments' begins. */
+  private cropEnd: number | undefined;
 
   constructor(readonly pixels: RawPixels) {
     const { width, height, channels, data } = pixels;
@@ -106,6 +117,64 @@ export class WasmReadings {
     kernels.llFromSums(this.bgr, cellsWide, cellsHigh, this.ll, cA, invA, cD, invD);
     kernels.coefficientBits(this.ll, cellsWide, this.wide, this.high, this.blocks);
     return new Uint8Array(kernels.memory.buffer, this.blocks, this.wide * this.high).slice();
+  }
+
+  /**
+   * dwt-dct-crop.ts's readAllPhases: the block bits of every grid phase, most lattice-like
+   * first (the same bits and lattices; its sort, stable, on the same order). The phases' bits
+   * stay in the instance's memory, read by alignment() until the next picture.
+   */
+  phases(): PhaseReading[] {
+    const { kernels, pixels } = this;
+    const { width, height } = pixels;
+    const cells = (width >> 1) * (height >> 1);
+    // Past everything the readings use.
+    const plane = align(this.coefficients + 16 * (this.cellsWide + this.cellsHigh));
+    const sums = align(plane + width * height);
+    const max3 = align(sums + 2 * cells);
+    const max4 = align(max3 + 2 * cells);
+    const cos = align(max4 + 2 * cells);
+    const meta = align(cos + 8 * 36);
+    const lattice = align(meta + 20 * PHASES);
+    const bits = align(lattice + 8 * PHASES);
+    // Each phase has at most (width / 8) x (height / 8) blocks.
+    this.cropEnd = align(bits + PHASES * Math.ceil(width / 8) * Math.ceil(height / 8));
+    kernels.reserve(this.cropEnd + this.scratchBytes(height));
+    new Float64Array(kernels.memory.buffer, cos, 36).set(LATTICE_COS);
+    kernels.uPlane(BASE, width, height, pixels.channels, plane);
+    kernels.phases(plane, width, height, sums, max3, max4, cos, bits, meta, lattice);
+    const info = new Int32Array(kernels.memory.buffer, meta, 5 * PHASES);
+    const lattices = new Float64Array(kernels.memory.buffer, lattice, PHASES);
+    const readings: (PhaseReading & { at: number })[] = [];
+    for (let i = 0; i < PHASES; i++) {
+      const [phaseX, phaseY, wide, high, offset] = info.subarray(5 * i, 5 * i + 5) as unknown as number[];
+      const at = bits + offset!;
+      readings.push({ phaseX: phaseX!, phaseY: phaseY!, wide: wide!, high: high!, bits: new Uint8Array(kernels.memory.buffer, at, wide! * high!).slice(), lattice: lattices[i]!, at });
+    }
+    return readings.sort((a, b) => a.lattice - b.lattice);
+  }
+
+  /** dwt-dct-crop.ts's bestAlignment, for a reading phases() gave. */
+  alignment(reading: PhaseReading, message: Uint8Array, originalWides: readonly number[], minMatched: number): Alignment | undefined {
+    const { kernels } = this;
+    const at = (reading as PhaseReading & { at?: number }).at;
+    if (at === undefined || this.cropEnd === undefined) throw new Error('alignment() takes a reading of this picture\'s phases()');
+    const L = message.length;
+    const messageAt = this.cropEnd;
+    const widesAt = align(messageAt + L);
+    const result = align(widesAt + 4 * originalWides.length);
+    const scratch = align(result + 16);
+    kernels.reserve(scratch + this.scratchBytes(reading.high, L));
+    new Uint8Array(kernels.memory.buffer, messageAt, L).set(message);
+    new Int32Array(kernels.memory.buffer, widesAt, originalWides.length).set(originalWides);
+    if (!kernels.alignment(at, reading.wide, reading.high, messageAt, L, widesAt, originalWides.length, minMatched, scratch, result)) return undefined;
+    const [matched, originalWide, firstBit] = new Int32Array(kernels.memory.buffer, result, 3);
+    return { matched: matched!, originalWide: originalWide!, firstBit: firstBit! };
+  }
+
+  /** The alignment kernel's scratch for `high` rows of an `L`-bit message (wasm's layout). */
+  private scratchBytes(high: number, L = 256): number {
+    return 1024 + L + 16 + (high + 3) * L * 4 + 2 * L + 64;
   }
 
   /** The unsmoothed coefficients of the last unsmoothed() (for the tests: the same doubles as

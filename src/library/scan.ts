@@ -3,6 +3,7 @@
 // four workers per core, 32 results in flight per core), yielding results in input order.
 import { availableParallelism } from 'node:os';
 import type { DetectOptions } from '../engine/detect.js';
+import { InputError } from '../engine/input-error.js';
 import { expandInputs, type InputItem } from '../engine/inputs.js';
 import { makePathFilter } from '../engine/path-filter.js';
 import type { DetectPool } from '../engine/pool.js';
@@ -118,12 +119,14 @@ async function* run(inputs: Iterable<string> | AsyncIterable<string>, r: Run): A
 
 async function checkItem(pool: DetectPool, item: InputItem, options: DetectOptions): Promise<ScanEntry> {
   if (item.kind === 'error') return { source: item.source, ok: false, error: item.error.toInfo() as ScanError };
-  if (item.kind !== 'file') throw new Error('scan: standard input is not an input here');
+  if (item.kind === 'stdin') throw new Error('scan: standard input is not an input here');
   try {
-    const { result } = await pool.run({ source: item.source, path: item.path }, options);
+    // An S3 object is read here (s3-source.ts); its bytes go to the worker.
+    const input = item.kind === 's3' ? { bytes: await item.object.read() } : { path: item.path };
+    const { result } = await pool.run({ source: item.source, ...input }, options);
     return { source: item.source, ok: true, result };
   } catch (err) {
-    const info = (err as { info?: { type: string; message: string } }).info;
+    const info = (err as { info?: { type: string; message: string } }).info ?? (err instanceof InputError ? err.toInfo() : undefined);
     if (!info) throw err;
     return { source: item.source, ok: false, error: { type: info.type, message: info.message } as ScanError };
   }

@@ -171,6 +171,38 @@ describe('check s3://bucket/prefix', () => {
   });
 });
 
+describe('check --incremental s3://...', () => {
+  it('answers objects whose ETag and size are unchanged from the scan cache, and checks a rewritten one again', async () => {
+    const cache = join(dir, 'scan-cache');
+    const run = async () => {
+      const r = await s3(['check', '--json', '--summary', '--incremental', 's3://photos/tree/d2'], { PROVENANCE_CACHE_DIR: cache });
+      expect(r.code).toBe(0);
+      return { lines: parseLines(r.stdout), summary: JSON.parse(r.stderr.trim().split('\n').at(-1)!) };
+    };
+    const first = await run();
+    const count = first.lines.length;
+    expect(count).toBeGreaterThan(2);
+    expect(first.summary).toMatchObject({ checked: count, from_cache: 0 });
+    const second = await run();
+    expect(second.summary).toMatchObject({ checked: count, from_cache: count });
+    expect(strip(second.lines)).toEqual(strip(first.lines));
+    // One object written again with other bytes: a new ETag, so it alone is checked again.
+    const rewritten = first.lines[1].source as string;
+    const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    const original = readFileSync(join(dir, rewritten.slice('s3://photos/'.length)));
+    try {
+      await client.send(new PutObjectCommand({ Bucket: 'photos', Key: rewritten.slice('s3://photos/'.length), Body: tinyJpeg({ seed: 4242 }) }));
+      const third = await run();
+      expect(third.summary).toMatchObject({ checked: count, from_cache: count - 1 });
+      expect(third.lines[1].media.sha256).not.toBe(first.lines[1].media.sha256);
+      expect(strip(third.lines.filter((_, i) => i !== 1))).toEqual(strip(first.lines.filter((_, i) => i !== 1)));
+    } finally {
+      await client.send(new PutObjectCommand({ Bucket: 'photos', Key: rewritten.slice('s3://photos/'.length), Body: original }));
+      client.destroy();
+    }
+  });
+});
+
 describe('bad S3 inputs', () => {
   it('a missing bucket: one not_found line naming it, exit 1 as for a missing file', async () => {
     const run = await s3(['check', '--json', 's3://no-such-bucket/photos', files[1]!]);

@@ -283,7 +283,7 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
     checker = inProcess ? inProcessChecker(detectOptions, io.stdin) : await poolChecker(cappedWorkers(p.concurrency, io), detectOptions, io.stdin);
     if (p.incremental) {
       // Loaded only now: plain `check` never loads the cache or its native package.
-      const { ScanCache, scanScope, ndjsonLine } = await import('../engine/scan-cache.js');
+      const { ScanCache, scanScope, ndjsonLine, objectIdentity } = await import('../engine/scan-cache.js');
       const scope = scanScope({ engine: engineVersion(), checks: resolveChecks(p.checks, p.catalogue), trustAnchorsPem: p.anchors?.pem });
       const cache = await ScanCache.open({
         dir: scanCacheDir(io.env),
@@ -292,7 +292,7 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
         startedAt: scanStartedAt,
         warn: (message) => io.stderr.write(`provenance: ${message}\n`),
       });
-      checker = cachedChecker(checker, cache, ndjsonLine);
+      checker = cachedChecker(checker, cache, ndjsonLine, objectIdentity);
     }
   }
   // --html: the report file is opened (and its head written) before any check runs, so a path

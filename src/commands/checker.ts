@@ -6,7 +6,7 @@ import { newCheckId } from '../engine/ids.js';
 import { InputError } from '../engine/input-error.js';
 import { readInput, type InputItem } from '../engine/inputs.js';
 import type { DetectPool } from '../engine/pool.js';
-import type { ndjsonLine as NdjsonLine, ScanCache } from '../engine/scan-cache.js';
+import type { ndjsonLine as NdjsonLine, objectIdentity as ObjectIdentity, ScanCache } from '../engine/scan-cache.js';
 import { checkBytes } from '../library/check-bytes.js';
 import { openScanPool } from '../library/scan-pool.js';
 import type { Checked } from '../engine/pool-protocol.js';
@@ -136,15 +136,21 @@ export class ReadBudget {
  * beside the cache: the c2pa report details are linked to a result inside this bundle's copy
  * of c2pa-manifest.ts, which is the one the text report reads.
  *
- * Only files are looked up: standard input has no identity to key on, and an input error goes
- * to `inner`, which reports it. The file is stat'ed before `inner` reads it, so a change made
- * while it is read leaves other times behind, and the next scan misses.
+ * Files and S3 objects are looked up: standard input has no identity to key on, and an input
+ * error goes to `inner`, which reports it. The file is stat'ed before `inner` reads it, so a
+ * change made while it is read leaves other times behind, and the next scan misses.
  */
-export function cachedChecker(inner: Checker, cache: ScanCache, ndjsonLine: typeof NdjsonLine): Checker {
+export function cachedChecker(inner: Checker, cache: ScanCache, ndjsonLine: typeof NdjsonLine, objectIdentity: typeof ObjectIdentity): Checker {
   return {
     async check(item) {
-      if (item.kind !== 'file') return inner.check(item);
-      const identity = cache.identify(item.path);
+      // An S3 object is known by its URL, size and ETag (from the listing; read with If-Match, so
+      // the bytes checked are the ones that ETag names).
+      const identity =
+        item.kind === 'file'
+          ? cache.identify(item.path)
+          : item.kind === 's3' && item.object.etag !== undefined && item.object.size !== undefined
+            ? objectIdentity(item.source, item.object.etag, item.object.size)
+            : undefined;
       if (!identity) return inner.check(item);
       const hit = cache.get(identity);
       if (hit) {

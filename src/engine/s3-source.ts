@@ -33,7 +33,10 @@ export interface S3Location {
 export interface S3ObjectRef {
   bucket: string;
   key: string;
-  /** The listing's ETag (with its quotes), when known: the object's identity for --incremental. */
+  /**
+   * The listing's ETag (with its quotes), when known: the object's identity for --incremental,
+   * and read() asks for exactly that version (If-Match).
+   */
   etag?: string;
   size?: number;
   read(): Promise<Uint8Array>;
@@ -133,6 +136,9 @@ export function s3InputError(err: unknown, source: string, bucket: string, env: 
   switch (code) {
     case 'NoSuchBucket':
       return new InputError('not_found', `${source}: no bucket named "${bucket}" at ${where}.`);
+    case 'PreconditionFailed':
+      // Read with If-Match on the listed ETag: the object was written again since it was listed.
+      return new InputError('read_error', `${source}: changed while the scan ran (its ETag is no longer the one listed); check it again.`);
     case 'NoSuchKey':
     case 'NotFound':
       return new InputError('not_found', `${source}: no such object.`);
@@ -168,7 +174,7 @@ export function s3InputError(err: unknown, source: string, bucket: string, env: 
  * An object's bytes, streamed into one buffer sized by its Content-Length, and refused (before
  * or while it is read) when it reaches the 2 GiB a file may not reach either.
  */
-export async function readObject({ sdk, client }: S3Connection, bucket: string, key: string, env: NodeJS.ProcessEnv = process.env): Promise<Uint8Array> {
+export async function readObject({ sdk, client }: S3Connection, bucket: string, key: string, env: NodeJS.ProcessEnv = process.env, etag?: string): Promise<Uint8Array> {
   const source = s3Url(bucket, key);
   const tooLarge = () =>
     new InputError('file_too_large', `${source}: the object is ${MAX_FILE_BYTES_TEXT} or larger; a check reads objects smaller than ${MAX_FILE_BYTES_TEXT}.`);
@@ -178,7 +184,7 @@ export async function readObject({ sdk, client }: S3Connection, bucket: string, 
   let buffer: Buffer;
   let used = 0;
   try {
-    const reply = await client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: abort.signal });
+    const reply = await client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: key, IfMatch: etag }), { abortSignal: abort.signal });
     body = reply.Body as unknown as typeof body;
     length = reply.ContentLength;
   } catch (err) {
@@ -240,7 +246,7 @@ export async function* expandS3(input: string, s3: S3Connection, filter?: PathFi
   const item = (objectKey: string, etag?: string, size?: number): S3Item => ({
     source: s3Url(bucket, objectKey),
     kind: 's3',
-    object: { bucket, key: objectKey, etag, size, read: () => readObject(s3, bucket, objectKey, env) },
+    object: { bucket, key: objectKey, etag, size, read: () => readObject(s3, bucket, objectKey, env, etag) },
   });
   if (key && !key.endsWith('/')) {
     try {

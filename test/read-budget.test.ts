@@ -1,7 +1,7 @@
-// checker.ts ReadBudget: S3 objects held in this thread at once, bounded by count and by bytes,
+// engine/read-budget.ts ReadBudget: S3 objects held in this thread at once, bounded by count and by bytes,
 // taken in arrival order; an object larger than the whole budget goes alone.
 import { describe, expect, it } from 'vitest';
-import { ReadBudget } from '../src/commands/checker.js';
+import { ReadBudget } from '../src/engine/read-budget.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
 

@@ -5,6 +5,7 @@ import type { DetectOptions } from '../engine/detect.js';
 import { newCheckId } from '../engine/ids.js';
 import { InputError } from '../engine/input-error.js';
 import { readInput, type InputItem } from '../engine/inputs.js';
+import { objectBudget } from '../engine/read-budget.js';
 import type { DetectPool } from '../engine/pool.js';
 import type { ndjsonLine as NdjsonLine, objectIdentity as ObjectIdentity, ScanCache } from '../engine/scan-cache.js';
 import { checkBytes } from '../library/check-bytes.js';
@@ -52,10 +53,6 @@ export function inProcessChecker(options: DetectOptions, stdin: NodeJS.ReadableS
   };
 }
 
-/** S3 objects read or being checked at once, at most, and their bytes (by listed size). */
-const S3_READS = 16;
-const S3_READ_BYTES = 256 * 1024 * 1024;
-
 export async function poolChecker(size: number, options: DetectOptions, stdin: NodeJS.ReadableStream): Promise<Checker> {
   // The pool the library's scan() opens too (eight files per message). Started by the first file
   // that needs it: a rescan answered from the scan cache needs no workers.
@@ -63,7 +60,7 @@ export async function poolChecker(size: number, options: DetectOptions, stdin: N
   const pool = { run: async (...args: Parameters<DetectPool['run']>) => (await (started ??= openScanPool(size))).run(...args) };
   // An S3 object is read here and its bytes held until its check ends (ReadBudget): a run's
   // window of results in flight does not become as many objects in memory.
-  const objects = new ReadBudget(S3_READS, S3_READ_BYTES);
+  const objects = objectBudget();
   return {
     async check(item) {
       const release = item.kind === 's3' ? await objects.take(item.object.size) : undefined;
@@ -81,53 +78,6 @@ export async function poolChecker(size: number, options: DetectOptions, stdin: N
     },
     close: async () => (await started)?.close(),
   };
-}
-
-/**
- * Objects read in this thread (S3) and held until their check ends: at most `count` at once, and
- * at most `bytes` of them by their listed sizes (an object larger than that goes alone). Enough
- * reads in flight to hide a remote store's latency per request; not so many bytes that a bucket
- * of videos fills the memory. take() waits its turn (first come, first served).
- */
-export class ReadBudget {
-  private held = 0;
-  private heldBytes = 0;
-  private readonly waiting: { size: number; go: () => void }[] = [];
-  constructor(
-    private readonly count: number,
-    private readonly bytes: number,
-  ) {}
-
-  async take(size = 0): Promise<() => void> {
-    // A waiter is counted in by the release that lets it go (admit), before it runs again.
-    if (this.waiting.length || !this.fits(size)) await new Promise<void>((go) => this.waiting.push({ size, go }));
-    else this.countIn(size);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.held--;
-      this.heldBytes -= size;
-      this.admit();
-    };
-  }
-
-  private admit(): void {
-    while (this.waiting.length && this.fits(this.waiting[0]!.size)) {
-      const next = this.waiting.shift()!;
-      this.countIn(next.size);
-      next.go();
-    }
-  }
-
-  private countIn(size: number): void {
-    this.held++;
-    this.heldBytes += size;
-  }
-
-  private fits(size: number): boolean {
-    return this.held === 0 || (this.held < this.count && this.heldBytes + size <= this.bytes);
-  }
 }
 
 /**

@@ -29,6 +29,9 @@ let endpoint: string;
 let forwarder: Server;
 let forwarderUrl: string;
 const files: string[] = [];
+/** Objects of the pagination bucket asked for through the forwarder, and how many before its second page went out. */
+let objectReads = 0;
+let readsBeforePageTwo: number | undefined;
 
 /** The environment of a run: the SDK's own variables only, and nothing from this machine's ~/.aws. */
 function awsEnv(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
@@ -81,6 +84,7 @@ beforeAll(async () => {
   // S3's answers to what s3rver does not do: it does not check SigV4 signatures or apply
   // policies, so the documented error bodies for those come from here, for these buckets.
   forwarder = createServer((req, res) => {
+    const forward = () => forwarded(req, res);
     const refused = /^\/(denied|badsig)(?:[/?]|$)/.exec(req.url ?? '');
     if (refused) {
       const [code, message] =
@@ -89,6 +93,23 @@ beforeAll(async () => {
       res.end(req.method === 'HEAD' ? undefined : `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message><RequestId>1</RequestId></Error>`);
       return;
     }
+    if (req.method === 'GET' && /^\/many\/k\//.test(req.url ?? '')) objectReads++;
+    if (/^\/many\/?\?.*continuation-token=/.test(req.url ?? '')) {
+      // The listing's second page is held until an object of the first has been asked for (at
+      // most 10 s): a scan that listed every page before reading any would never ask.
+      const asked = Date.now();
+      const wait = () => {
+        if (objectReads > 0 || Date.now() - asked > 10_000) {
+          readsBeforePageTwo ??= objectReads;
+          forward();
+        } else setTimeout(wait, 10);
+      };
+      wait();
+      return;
+    }
+    forward();
+  });
+  function forwarded(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) {
     const upstream = request(`${endpoint}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
       if (req.method === 'GET' && req.url?.split('?')[0]!.endsWith('/broken.jpg')) {
         // The headers promise the whole object; the connection ends after a few bytes.
@@ -101,7 +122,7 @@ beforeAll(async () => {
       answer.pipe(res);
     });
     req.pipe(upstream);
-  });
+  }
   await new Promise<void>((r) => forwarder.listen(0, '127.0.0.1', r));
   forwarderUrl = `http://127.0.0.1:${(forwarder.address() as AddressInfo).port}`;
 
@@ -161,9 +182,11 @@ describe('check s3://bucket/prefix', () => {
     expect(sources.some((s) => s.includes('/d1/'))).toBe(false);
   });
 
-  it(`follows the listing past its first page of 1,000 keys (${MANY} objects, in key order)`, async () => {
-    const run = await s3(['check', '--json', 's3://many']);
+  it(`follows the listing past its first page of 1,000 keys (${MANY} objects, in key order), reading objects while it lists`, async () => {
+    const run = await s3(['check', '--json', 's3://many'], { AWS_ENDPOINT_URL: forwarderUrl });
     expect(run.code).toBe(0);
+    // The first page's objects were being read before the second page was listed.
+    expect(readsBeforePageTwo).toBeGreaterThan(0);
     const sources = parseLines(run.stdout).map((l) => l.source);
     expect(sources).toHaveLength(MANY);
     expect(sources).toEqual(Array.from({ length: MANY }, (_, i) => `s3://many/k/${String(i).padStart(4, '0')}.txt`));
@@ -267,6 +290,19 @@ describe('bad S3 inputs', () => {
       expect(run.stdout).toBe('');
       expect(run.stderr).toMatch(/^provenance: s3:\/\/.*(not an S3 location|not a valid bucket name)/);
     }
+  });
+});
+
+describe('s3:// in a --files-from list', () => {
+  it('is read as on the command line; a malformed one is that entry\'s error line, and the rest is checked', async () => {
+    const url = `s3://photos/${relative(dir, files[4]!)}`;
+    const run = await runBin(['check', '--json', '--files-from', '-'], { env: awsEnv(), stdin: Buffer.from(`${url}\ns3://Bad_Bucket/x\n${files[5]}\n`) });
+    expect(run.code).toBe(1);
+    const [object, bad, file] = parseLines(run.stdout);
+    expect(object.source).toBe(url);
+    expect(object.error).toBeUndefined();
+    expect(bad).toEqual({ source: 's3://Bad_Bucket/x', error: { type: 'not_found', message: 's3://Bad_Bucket/x: "Bad_Bucket" is not a valid bucket name (3 to 63 characters: lower-case letters, digits, dots and hyphens).' } });
+    expect(file.source).toBe(files[5]);
   });
 });
 

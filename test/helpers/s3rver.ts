@@ -26,6 +26,9 @@ export async function startS3rver(directory: string, buckets: string[]): Promise
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  // A test process that ends without stop() (a crash, a timeout) takes its server with it.
+  const orphan = () => child.kill();
+  process.once('exit', orphan);
   const port = await new Promise<number>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.once('line', (line) => resolve((JSON.parse(line) as { port: number }).port));
@@ -35,6 +38,7 @@ export async function startS3rver(directory: string, buckets: string[]): Promise
     endpoint: `http://127.0.0.1:${port}`,
     stop: () =>
       new Promise((resolve) => {
+        process.removeListener('exit', orphan);
         if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill();

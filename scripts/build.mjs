@@ -62,6 +62,8 @@ const common = {
     'fastify', '@fastify/multipart', '@fastify/swagger', '@fastify/swagger-ui', 'lowdb', 'undici', 'nodemailer', 'pg', 'sharp',
     // The daemon's metrics (daemon/http/metrics.ts, its own lazy bundle): read only by a daemon start.
     'prom-client',
+    // s3:// inputs (engine/s3-source.ts imports it on the first one).
+    '@aws-sdk/client-s3',
   ],
   define: ENGINE_BUILD,
   logLevel: 'warning',

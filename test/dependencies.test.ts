@@ -13,9 +13,10 @@ import { ROOT } from './helpers/corpus.js';
 
 const NODE_FLOOR = 20;
 
-/** The lowest major version an `engines.node` range like ">=18" or "^20 || >=22" admits. */
+/** The lowest major version an `engines.node` range like ">=18" or "^20 || >=22" admits; 0 for `*` (any). */
 function lowestMajor(range: string): number {
-  return Math.min(...[...range.matchAll(/(\d+)(?:\.\d+)*/g)].map((m) => Number(m[1])));
+  const majors = [...range.matchAll(/(\d+)(?:\.\d+)*/g)].map((m) => Number(m[1]));
+  return majors.length ? Math.min(...majors) : 0;
 }
 
 describe('the installed tree supports Node 20', () => {

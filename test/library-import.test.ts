@@ -103,6 +103,8 @@ describe('importing provenance (dist/index.js)', () => {
     expect(imported!.loaded.filter((u) => HEAVY.test(u))).toEqual([]);
     expect(plain!.compiled).toBe(0);
     expect(plain!.loaded.filter((u) => /c2pa-wasm/.test(u))).toEqual([]);
+    // The AWS SDK waits for an s3:// input (engine/s3-source.ts).
+    expect([...plain!.loaded, ...signed!.loaded].filter((u) => /@aws-sdk|@smithy/.test(u))).toEqual([]);
     expect(signed!.compiled).toBe(1);
     expect(signed!.loaded.some((u) => /node_modules\/@contentauth\/c2pa-wasm\//.test(u))).toBe(true);
   });

@@ -17,6 +17,7 @@ import { openFileList, readFileList } from '../engine/file-list.js';
 import { expandInputs, STDIN, type InputItem } from '../engine/inputs.js';
 import { makePathFilter } from '../engine/path-filter.js';
 import { ReadAhead } from '../engine/read-ahead.js';
+import { isS3Url, parseS3Url } from '../engine/s3-source.js';
 import { LiveProgress } from '../ui/live-progress.js';
 import { ScanStats } from '../ui/scan-stats.js';
 import { makeStyle } from '../ui/style.js';
@@ -148,6 +149,16 @@ async function plan(options: CheckOptions, io: CommandIO): Promise<Plan> {
   if (stdinUses > 1) throw new UsageError('standard input (-) can be used only once (as an input or as --files-from -).');
   if (options.inputs.length === 0 && !options.filesFrom) throw new UsageError('name at least one file, folder or -, or use --files-from.');
   if (options.nul && !options.filesFrom) throw new UsageError('-0/--null goes with --files-from.');
+  // A malformed s3:// URL on the command line is a typing error, said before anything runs (one
+  // in a --files-from list is that input's error line).
+  for (const input of options.inputs) {
+    if (!isS3Url(input)) continue;
+    try {
+      parseS3Url(input);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  }
   if (options.filesFrom && options.filesFrom !== STDIN) {
     try {
       await access(options.filesFrom);
@@ -216,6 +227,8 @@ async function isSingleFile(options: CheckOptions): Promise<boolean> {
   if (options.filesFrom || options.inputs.length !== 1) return false;
   const [only] = options.inputs as [string];
   if (only === STDIN) return true;
+  // An s3:// input may be a prefix of many objects: the pool, as for a folder.
+  if (isS3Url(only)) return false;
   try {
     return (await stat(only)).isFile();
   } catch {
@@ -271,7 +284,7 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
     checker = inProcess ? inProcessChecker(detectOptions, io.stdin, single && p.concurrency !== 1) : await poolChecker(cappedWorkers(p.concurrency, io), detectOptions, io.stdin);
     if (p.incremental) {
       // Loaded only now: plain `check` never loads the cache or its native package.
-      const { ScanCache, scanScope, ndjsonLine } = await import('../engine/scan-cache.js');
+      const { ScanCache, scanScope, ndjsonLine, objectIdentity } = await import('../engine/scan-cache.js');
       const scope = scanScope({ engine: engineVersion(), checks: resolveChecks(p.checks, p.catalogue), trustAnchorsPem: p.anchors?.pem });
       const cache = await ScanCache.open({
         dir: scanCacheDir(io.env),
@@ -280,7 +293,7 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
         startedAt: scanStartedAt,
         warn: (message) => io.stderr.write(`provenance: ${message}\n`),
       });
-      checker = cachedChecker(checker, cache, ndjsonLine);
+      checker = cachedChecker(checker, cache, ndjsonLine, objectIdentity);
     }
   }
   // --html: the report file is opened (and its head written) before any check runs, so a path

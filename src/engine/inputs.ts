@@ -1,6 +1,7 @@
 // Expands what the user named (files, folders, `-`) into the inputs to check, lazily and in a
 // deterministic order: folders recursively, entries sorted by name, symlinks followed, and a
-// link back to an enclosing folder reported as a loop instead of walked forever.
+// link back to an enclosing folder reported as a loop instead of walked forever. `s3://` inputs
+// are listed by s3-source.ts, which loads the AWS SDK only when one appears.
 import type { Dirent, Stats } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
@@ -8,6 +9,7 @@ import { displayPath, joinBytes, utf8Name, type FsPath } from './byte-paths.js';
 import { resolveLossyPath } from './lossy-path.js';
 import { InputError, inputErrorFrom } from './input-error.js';
 import type { PathFilter } from './path-filter.js';
+import { expandS3, isS3Url, openS3, type S3Connection, type S3ObjectRef } from './s3-source.js';
 
 /**
  * `path` is a string, or the path's bytes when they are not valid UTF-8 (byte-paths.ts); then
@@ -16,6 +18,8 @@ import type { PathFilter } from './path-filter.js';
 export type InputItem =
   | { source: string; kind: 'file'; path: FsPath }
   | { source: string; kind: 'stdin' }
+  /** An S3 object (`source` is its s3://bucket/key URL), read in this thread. */
+  | { source: string; kind: 's3'; object: S3ObjectRef }
   | { source: string; kind: 'error'; error: InputError };
 
 export const STDIN = '-';
@@ -29,9 +33,15 @@ export interface ExpandOptions {
 
 /** Inputs are strings, or bytes (a --files-from list's entry that is not valid UTF-8). */
 export async function* expandInputs(inputs: AsyncIterable<FsPath> | Iterable<FsPath>, options: ExpandOptions = {}): AsyncGenerator<InputItem> {
+  /** The S3 client, made for the first s3:// input and shared by the rest of the run. */
+  let s3: Promise<S3Connection> | undefined;
   for await (const given of inputs) {
     if (given === STDIN && options.stdin !== false) {
       yield { source: STDIN, kind: 'stdin' };
+      continue;
+    }
+    if (isS3Url(given)) {
+      yield* expandS3(given, await (s3 ??= openS3()), options.filter);
       continue;
     }
     let input = given;
@@ -199,6 +209,8 @@ export async function readStream(stream: NodeJS.ReadableStream): Promise<Buffer>
 /** Reads an input's bytes; filesystem failures become an InputError naming the source. */
 export async function readInput(item: InputItem, stdin: NodeJS.ReadableStream): Promise<Uint8Array> {
   if (item.kind === 'error') throw item.error;
+  // Its errors are InputErrors already, naming the object.
+  if (item.kind === 's3') return item.object.read();
   try {
     return item.kind === 'stdin' ? await readStream(stdin) : await readFile(item.path);
   } catch (err) {

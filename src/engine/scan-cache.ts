@@ -147,6 +147,20 @@ export function identityOf(st: BigIntStats): FileIdentity {
   return Buffer.from(words.buffer);
 }
 
+/**
+ * The identity of an S3 object (`check --incremental s3://...`), in a file's 40 bytes: 16 bytes of
+ * the SHA-256 of its s3:// URL where a file has its device and inode (the key), its size, no
+ * modification time, and 8 bytes of the SHA-256 of its ETag. An ETag changes when the object is
+ * written again, so no racy-time rule applies (the time word is 0: put() always stores).
+ */
+export function objectIdentity(url: string, etag: string, size: number): FileIdentity {
+  const identity = Buffer.alloc(IDENTITY_BYTES);
+  createHash('sha256').update(`s3\0${url}`).digest().copy(identity, 0, 0, 16);
+  new BigInt64Array(identity.buffer, identity.byteOffset, 5)[2] = BigInt(size);
+  createHash('sha256').update(etag).digest().copy(identity, 32, 0, 8);
+  return identity;
+}
+
 function mtimeMsOf(identity: FileIdentity): number {
   return Number(new BigInt64Array(identity.buffer, identity.byteOffset, 5)[3]! / 1_000_000n);
 }

@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { inputErrorFrom } from '../engine/input-error.js';
+import { isS3Url, readS3Url } from '../engine/s3-source.js';
 import { detectorsBody } from '../detectors/catalogue.js';
 import type { CatalogueName, CheckedResult, DetectorInfo } from '../types.js';
 import { verdictOf } from '../verdict/verdict.js';
@@ -10,7 +11,7 @@ import { abortReason } from './abort.js';
 import { checkBytes } from './check-bytes.js';
 import { detectOptions, type CommonOptions } from './options.js';
 
-/** A file's path (or file: URL), its bytes, or a readable stream (Node or web) of them. */
+/** A file's path (or file: URL), an S3 object's `s3://bucket/key`, its bytes, or a readable stream (Node or web) of them. */
 export type CheckInput = string | URL | Uint8Array | AsyncIterable<Uint8Array | string>;
 
 export type CheckOptions = CommonOptions;
@@ -26,6 +27,11 @@ async function readAll(stream: AsyncIterable<Uint8Array | string>, signal?: Abor
 
 async function bytesOf(input: CheckInput, signal?: AbortSignal): Promise<Uint8Array> {
   if (input instanceof Uint8Array) return input;
+  if (isS3Url(input)) {
+    const bytes = await readS3Url(input);
+    signal?.throwIfAborted();
+    return bytes;
+  }
   if (typeof input === 'string' || input instanceof URL) {
     const path = typeof input === 'string' ? input : fileURLToPath(input);
     try {

@@ -3,8 +3,10 @@
 // four workers per core, 32 results in flight per core), yielding results in input order.
 import { availableParallelism } from 'node:os';
 import type { DetectOptions } from '../engine/detect.js';
+import { InputError } from '../engine/input-error.js';
 import { expandInputs, type InputItem } from '../engine/inputs.js';
 import { makePathFilter } from '../engine/path-filter.js';
+import { objectBudget, type ReadBudget } from '../engine/read-budget.js';
 import type { DetectPool } from '../engine/pool.js';
 import type { CheckedResult } from '../types.js';
 import { verdictOf } from '../verdict/verdict.js';
@@ -104,10 +106,11 @@ async function* run(inputs: Iterable<string> | AsyncIterable<string>, r: Run): A
   // memory grow while results wait for their turn in input order.
   const limit = scanWindow();
   const inFlight: Promise<ScanEntry>[] = [];
+  const objects = objectBudget();
   try {
     for await (const item of walk) {
       if (signal?.aborted) throw abortReason(signal);
-      inFlight.push(checkItem(pool, item, r.detectWith));
+      inFlight.push(checkItem(pool, item, r.detectWith, objects));
       if (inFlight.length >= limit) yield await unlessAborted(inFlight.shift()!, signal);
     }
     while (inFlight.length) yield await unlessAborted(inFlight.shift()!, signal);
@@ -117,16 +120,21 @@ async function* run(inputs: Iterable<string> | AsyncIterable<string>, r: Run): A
   }
 }
 
-async function checkItem(pool: DetectPool, item: InputItem, options: DetectOptions): Promise<ScanEntry> {
+async function checkItem(pool: DetectPool, item: InputItem, options: DetectOptions, objects: ReadBudget): Promise<ScanEntry> {
   if (item.kind === 'error') return { source: item.source, ok: false, error: item.error.toInfo() as ScanError };
-  if (item.kind !== 'file') throw new Error('scan: standard input is not an input here');
+  if (item.kind === 'stdin') throw new Error('scan: standard input is not an input here');
+  // An S3 object is read here (s3-source.ts), within the scan's budget; its bytes go to the worker.
+  const release = item.kind === 's3' ? await objects.take(item.object.size) : undefined;
   try {
+    const input = item.kind === 's3' ? { bytes: await item.object.read() } : { path: item.path };
     // The worker posts the C2PA details beside the result (a structured clone drops the link).
-    const { result, details } = await pool.run({ source: item.source, path: item.path }, options);
+    const { result, details } = await pool.run({ source: item.source, ...input }, options);
     return { source: item.source, ok: true, result: Object.assign(result, { verdict: verdictOf(result, details) }) };
   } catch (err) {
-    const info = (err as { info?: { type: string; message: string } }).info;
+    const info = (err as { info?: { type: string; message: string } }).info ?? (err instanceof InputError ? err.toInfo() : undefined);
     if (!info) throw err;
     return { source: item.source, ok: false, error: { type: info.type, message: info.message } as ScanError };
+  } finally {
+    release?.();
   }
 }

@@ -41,7 +41,8 @@ function resort(){var k=sort.value,key=function(i){var r=rows[i];
   return k==="name"?r.getAttribute("data-source").toLowerCase():k==="type"?r.getAttribute("data-type")||"~":k==="size"?+r.getAttribute("data-bytes")||0:k==="found"?((" "+r.getAttribute("data-tags")+" ").indexOf(" found ")>=0?0:1):i};
  var keys=rows.map(function(r,i){return key(i)});idx.sort(function(a,b){return keys[a]<keys[b]?-1:keys[a]>keys[b]?1:a-b});
  var frag=document.createDocumentFragment();idx.forEach(function(i){frag.appendChild(rows[i])});list.appendChild(frag)}
-document.getElementById("tools").addEventListener("change",function(e){if(e.target===sort)resort();else apply()});
+var tools=document.getElementById("tools");tools.addEventListener("change",function(e){if(e.target===sort)resort();else apply()});
+tools.addEventListener("submit",function(e){e.preventDefault()});
 q.addEventListener("input",apply);
 apply();
 });`;

@@ -19,6 +19,6 @@ main(process.argv).then(
   },
   (err) => {
     process.stderr.write(`provenance: internal error: ${err?.stack ?? err}\n`);
-    process.exitCode = 70;
+    process.exitCode = 70; // EXIT.internalError (src/commands/io.ts), in every exit-code table of the docs
   },
 );

@@ -18,6 +18,7 @@ Exit codes:
   2  usage error (unknown flag, unknown or repeated check id, --fail-on for a check that does not run, not logged in with --remote, ...)
   3  remote checks: the API's monthly quota is used up (the inputs not checked are listed)
   4  --fail-on: some file's check had the named result, or its verdict the named one (every input was still checked), or no file was checked (unless --allow-empty)
+  70  internal error: a defect in provenance (the error and its stack on stderr); please report it
   130  interrupted (Ctrl-C); every line written before is complete`;
 
 interface CheckFlags {

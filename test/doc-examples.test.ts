@@ -330,7 +330,7 @@ describe('doc examples', () => {
     expect(run.stdout).toBe(`${join(root, 'prefix', 'bin', 'provenance')}\n0.1.0\n`);
   });
 
-  it('the skipped examples, and why: only what needs the network beyond 127.0.0.1', () => {
+  it('the skipped examples, and why: root, Docker, the network beyond 127.0.0.1, or `npm test` itself', () => {
     // Written out so that a reader of the test output sees what is not run here.
     for (const { block, why } of SKIPPED_BLOCKS) console.log(`doc examples: not run: ${block.file}:${block.line} ${block.first}: ${why}`);
     expect(SKIPPED_BLOCKS.every(({ why }) => why.length > 10)).toBe(true);

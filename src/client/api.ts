@@ -8,6 +8,7 @@ import { ApiError, apiErrorClass, AuthenticationError, ProtocolError, RateLimite
 import { multipartBody } from './multipart.js';
 import { quotaFromHeaders, retryAfterSeconds, type QuotaInfo } from './quota.js';
 import { realSleep, Transport, type RawResponse, type SendOptions, type Sleep, type TransportOptions } from './transport.js';
+import { detectionResultProblem, detectorsBodyProblem, uploadRecordProblem } from './v1-shapes.js';
 
 // The contract's file limits (src/types.ts): a file up to INLINE_MAX_BYTES is sent as multipart,
 // a larger one through POST /v1/uploads, up to REMOTE_MAX_BYTES (send-file.ts makes that choice).
@@ -178,8 +179,9 @@ export class ApiClient {
       signal: options.signal,
     });
     if (response.status !== 201 && response.status !== 200) throw this.failure(response);
-    const record = parseJson(response) as Partial<UploadRecord> | undefined;
-    if (typeof record?.id !== 'string') throw new ProtocolError(`${this.baseUrl} answered POST /v1/uploads without an upload id.`);
+    const record = parseJson(response);
+    const problem = uploadRecordProblem(record);
+    if (problem) throw new ProtocolError(`${this.baseUrl} answered POST /v1/uploads with something other than an upload record (${problem}).`);
     return record as UploadRecord;
   }
 
@@ -187,8 +189,9 @@ export class ApiClient {
   async listDetectors(options: RequestOptions = {}): Promise<DetectorsBody> {
     const response = await this.send({ method: 'GET', path: '/v1/detectors', retry: 'any', signal: options.signal });
     if (response.status !== 200) throw this.failure(response);
-    const body = parseJson(response) as Partial<DetectorsBody> | undefined;
-    if (!Array.isArray(body?.detectors)) throw new ProtocolError(`${this.baseUrl} answered GET /v1/detectors without a detectors list.`);
+    const body = parseJson(response);
+    const problem = detectorsBodyProblem(body);
+    if (problem) throw new ProtocolError(`${this.baseUrl} answered GET /v1/detectors with something other than a detectors list (${problem}).`);
     return body as DetectorsBody;
   }
 
@@ -223,10 +226,11 @@ export class ApiClient {
       signal: options.signal,
     });
     if (response.status !== 200) throw this.failure(response);
-    const result = parseJson(response) as Partial<DetectionResult> | undefined;
-    if (typeof result?.id !== 'string' || !result.media || !Array.isArray(result.matches) || !Array.isArray(result.checks_run)) {
-      throw new ProtocolError(`${this.baseUrl} answered POST /v1/detect with something other than a detection result.`);
-    }
+    // Checked whole against the /v1 shape before anything reads it (v1-shapes.ts): the terminal,
+    // the HTML report, the cache and a library user all take its fields by their /v1 types.
+    const result = parseJson(response);
+    const problem = detectionResultProblem(result);
+    if (problem) throw new ProtocolError(`${this.baseUrl} answered POST /v1/detect with something other than a /v1 detection result (${problem}).`);
     return withMeta(result as DetectionResult, response);
   }
 

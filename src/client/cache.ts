@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DetectionResult } from '../types.js';
+import { detectionResultProblem } from './v1-shapes.js';
 
 export const CACHE_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -42,6 +43,9 @@ export class ResultCache {
     const same = entry?.api_url === this.apiUrl && entry.sha256 === sha256 && JSON.stringify(entry.checks) === JSON.stringify(checks);
     const age = this.now() - Date.parse(entry?.cached_at);
     if (!same || !(age >= 0 && age < CACHE_MAX_AGE_MS) || entry.result?.media?.sha256 !== sha256) return undefined;
+    // Written by an earlier version, which stored what the API said unchecked: held to the /v1
+    // shape as a fresh answer is (api.ts), else a miss and the file is asked for again.
+    if (detectionResultProblem(entry.result)) return undefined;
     return entry.result;
   }
 

@@ -90,7 +90,7 @@ export function registerDaemonCommands(program: Command, io: CommandIO, setExit:
   daemon
     .command('migrate')
     .description('Create or upgrade the PostgreSQL schema (daemons also do this at start).')
-    .option('--store <url>', 'postgres://USER@HOST:PORT/DATABASE (default: $PROVENANCE_DATABASE_URL)')
+    .option('--store <url>', 'postgres://USER@HOST:PORT/DATABASE (default: $PROVENANCE_STORE, then $PROVENANCE_DATABASE_URL)')
     .action(async (opts) => {
       const { runDaemonMigrate } = await import('./daemon-store.js');
       setExit(await runDaemonMigrate(opts, io));
@@ -110,7 +110,7 @@ export function registerDaemonCommands(program: Command, io: CommandIO, setExit:
   const withCommon = (cmd: Command) =>
     cmd
       .option('--data-dir <dir>', DATA_DIR_HELP)
-      .option('--store <url>', 'work on this PostgreSQL database directly, no daemon needed (default: $PROVENANCE_DATABASE_URL)')
+      .option('--store <url>', 'work on this PostgreSQL database directly, no daemon needed (default: $PROVENANCE_STORE, then $PROVENANCE_DATABASE_URL)')
       .option('--json', 'print JSON', false);
   // clock and requests live in a running daemon's memory: a data dir finds it, a database cannot.
   const withRunning = (cmd: Command) =>

@@ -9,6 +9,7 @@
 // and PROVENANCE_DATA_DIR are already the names this derives.
 import { CommanderError, Help, InvalidArgumentError, type Command, type Option } from 'commander';
 import type { CommandIO } from './io.js';
+import { maskUrlSecrets } from '../daemon/store/masked-url.js';
 
 export const ENV_PREFIX = 'PROVENANCE_';
 
@@ -90,18 +91,8 @@ Environment:
   return command;
 }
 
-/** A URL's password as ***, as the store's messages show a database URL; other text unchanged. */
-export function maskPassword(value: string): string {
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return value;
-  try {
-    const url = new URL(value);
-    if (!url.password) return value;
-    url.password = '***';
-    return url.toString();
-  } catch {
-    return value.replace(/:[^:@/]*@/, ':***@');
-  }
-}
+/** A URL's secrets as ***, as the store's messages show a database URL; other text unchanged. */
+export const maskPassword = maskUrlSecrets;
 
 /**
  * The settings a start runs with, for its log: every option of the command by its snake_case

@@ -22,7 +22,7 @@ function fail(io: CommandIO, err: unknown): number {
 export async function runDaemonMigrate(options: { store?: string }, io: CommandIO): Promise<number> {
   const url = resolveStoreUrl(options.store, io.env);
   if (!url) {
-    io.stderr.write('provenance: daemon migrate needs --store postgres://USER@HOST:PORT/DATABASE (or $PROVENANCE_DATABASE_URL)\n');
+    io.stderr.write('provenance: daemon migrate needs --store postgres://USER@HOST:PORT/DATABASE (or $PROVENANCE_STORE, or $PROVENANCE_DATABASE_URL)\n');
     return DAEMON_EXIT.usage;
   }
   try {

@@ -231,7 +231,9 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
         mailFrom: options.mailFrom,
         publicUrl: options.publicUrl,
         console: io.stderr,
-        linkOnConsole: io.env[DETACHED_ENV] !== '1',
+        // The link (a live credential) and its address only on a person's terminal: a console
+        // that is not one is a log (a detached daemon's daemon.log; the journal under systemd).
+        linkOnConsole: io.env[DETACHED_ENV] !== '1' && (io.stderr as { isTTY?: boolean }).isTTY === true,
       },
     });
   } catch (err) {

@@ -6,6 +6,7 @@ import { CheckSelectionError, parseCatalogue } from '../engine/checks.js';
 import type { CatalogueName } from '../types.js';
 import { makeStyle } from '../ui/style.js';
 import { EXIT, wantsColor, type CommandIO } from './io.js';
+import { printable } from '../ui/terminal-text.js';
 
 export interface DetectorsOptions {
   json: boolean;
@@ -54,8 +55,9 @@ export async function runDetectors(options: DetectorsOptions, io: CommandIO): Pr
   const s = makeStyle(wantsColor(io.stdout, io.env));
   for (const d of body.detectors) {
     const status = d.status === 'available' ? s.green(d.status) : s.yellow(d.status);
-    io.stdout.write(`${s.bold(d.id)}  ${status}${d.inverse ? s.dim('  (inverse: a match points toward a camera capture)') : ''}\n`);
-    io.stdout.write(`  ${d.name}: ${d.description}\n  ${s.dim(`reads: ${d.media_types.join(', ')}`)}\n\n`);
+    // The list may be an API's (--remote): its words reach the terminal only through printable().
+    io.stdout.write(`${s.bold(printable(d.id))}  ${status}${d.inverse ? s.dim('  (inverse: a match points toward a camera capture)') : ''}\n`);
+    io.stdout.write(`  ${printable(d.name)}: ${printable(d.description)}\n  ${s.dim(`reads: ${printable(d.media_types.join(', '))}`)}\n\n`);
   }
   return EXIT.ok;
 }

@@ -19,6 +19,8 @@ export const EXIT = {
   failOn: 4,
   /** Ctrl-C or SIGTERM: stopped early (128 + SIGINT, as shells report it). */
   interrupted: 130,
+  /** A defect: an error no command handles (bin/provenance.js sets it; EX_SOFTWARE of sysexits.h). */
+  internalError: 70,
 } as const;
 
 export function processIO(): CommandIO {

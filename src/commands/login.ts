@@ -11,6 +11,7 @@ import { isWellFormedKey } from '../daemon/accounts/key-format.js';
 import { normalizeApiUrl, openSettings, readSettings, SettingsError } from '../config/settings.js';
 import { readStream } from '../engine/inputs.js';
 import { EXIT, type CommandIO } from './io.js';
+import { printable } from '../ui/terminal-text.js';
 
 export interface LoginOptions {
   apiUrl?: string;
@@ -148,7 +149,7 @@ export async function runLogin(options: LoginOptions, io: CommandIO, deps: Remot
   } finally {
     await client.close();
   }
-  if (!check.valid) return fail(`The API at ${apiUrl} refused the key: ${check.message ?? 'authentication failed'} Nothing was stored.`, EXIT.unreadable);
+  if (!check.valid) return fail(`The API at ${apiUrl} refused the key: ${printable(check.message ?? 'authentication failed')} Nothing was stored.`, EXIT.unreadable);
 
   try {
     const saved = await saveKey(io.env, apiUrl, key, { noKeychain: !options.keychain, deps });

@@ -24,6 +24,7 @@ import type { DetectionResult, ErrorInfo } from '../types.js';
 import type { Style } from '../ui/style.js';
 import type { Checker, Outcome } from './checker.js';
 import { EXIT, type CommandIO } from './io.js';
+import { printable } from '../ui/terminal-text.js';
 
 /** An http(s) input: the API downloads it (counts as a call even when the download fails). */
 export interface UrlItem {
@@ -256,7 +257,8 @@ async function open(options: RemoteCheckOptions, io: CommandIO): Promise<RemoteC
     },
     formatError(source, error, s) {
       const what = error.type === 'quota_exceeded' || error.type === 'authentication_error' || error.type === 'network_error' ? 'not checked' : 'could not be checked';
-      return `${s.bold(source)}\n  ${s.red(what)}: ${error.message.replace(/^Not checked: /, '')} (${error.type})\n\n`;
+      // The message and type may be the API's own words: printable(), as every string from it.
+      return `${s.bold(printable(source))}\n  ${s.red(what)}: ${printable(error.message.replace(/^Not checked: /, ''))} (${printable(error.type)})\n\n`;
     },
     stopReport: (sources) => stopReport(checker.stop!, sources),
   };
@@ -265,7 +267,7 @@ async function open(options: RemoteCheckOptions, io: CommandIO): Promise<RemoteC
 
 function stopReport(stop: Stop, sources: string[]): string {
   const n = sources.length;
-  const head = `provenance: stopped sending: ${stop.message}\n`;
+  const head = `provenance: stopped sending: ${printable(stop.message)}\n`;
   if (n === 0) return head;
-  return `${head}provenance: ${n} input${n === 1 ? ' was' : 's were'} not checked:\n${sources.map((s) => `  ${s}\n`).join('')}`;
+  return `${head}provenance: ${n} input${n === 1 ? ' was' : 's were'} not checked:\n${sources.map((s) => `  ${printable(s)}\n`).join('')}`;
 }

@@ -8,6 +8,7 @@ import { cacheDir } from '../config/paths.js';
 import { remoteBlocker, remoteTarget, wantsRemote, type KeySource } from '../config/remote.js';
 import { settingsPath, SettingsError } from '../config/settings.js';
 import { EXIT, type CommandIO } from './io.js';
+import { printable } from '../ui/terminal-text.js';
 
 export interface StatusOptions {
   json: boolean;
@@ -97,6 +98,6 @@ export async function runStatus(options: StatusOptions, io: CommandIO, deps: Rem
   lines.push(['config', report.config_file]);
   const width = Math.max(...lines.map(([k]) => k.length));
   io.stdout.write(lines.map(([k, v]) => `${k.padEnd(width)}  ${v}\n`).join(''));
-  if (report.problem) io.stderr.write(`provenance: ${report.problem}\n`);
+  if (report.problem) io.stderr.write(`provenance: ${printable(report.problem)}\n`);
   return code;
 }

@@ -7,6 +7,7 @@ import { openSession, SessionError, type RemoteDeps } from '../client/session.js
 import { inputErrorFrom } from '../engine/input-error.js';
 import { formatBytes } from '../ui/text-report.js';
 import { EXIT, type CommandIO } from './io.js';
+import { printable } from '../ui/terminal-text.js';
 
 export interface UploadOptions {
   file: string;
@@ -41,16 +42,17 @@ export async function runUpload(options: UploadOptions, io: CommandIO, deps: Rem
       io.stdout.write(`${JSON.stringify(record)}\n`);
     } else {
       io.stdout.write(
-        `Uploaded ${options.file} to ${session.apiUrl} as ${record.id}\n` +
-          `  ${formatBytes(record.bytes)}, ${record.type}, sha256 ${record.sha256}\n` +
-          `  usable by this account until ${record.expires_at}: POST /v1/detect {"upload": "${record.id}"}\n`,
+        // The record is the API's: every word of it reaches the terminal through printable().
+        `Uploaded ${options.file} to ${session.apiUrl} as ${printable(record.id)}\n` +
+          `  ${formatBytes(record.bytes)}, ${printable(record.type)}, sha256 ${printable(record.sha256)}\n` +
+          `  usable by this account until ${printable(record.expires_at)}: POST /v1/detect {"upload": "${printable(record.id)}"}\n`,
       );
     }
     return EXIT.ok;
   } catch (err) {
     if (err instanceof ApiError || err instanceof NetworkError || err instanceof ProtocolError) {
       const type = err instanceof ApiError ? ` (${err.type})` : '';
-      return fail(`${err.message}${type}`, err instanceof ApiError && err.status === 401 ? EXIT.usage : EXIT.unreadable);
+      return fail(printable(`${err.message}${type}`), err instanceof ApiError && err.status === 401 ? EXIT.usage : EXIT.unreadable);
     }
     throw err;
   } finally {

@@ -77,7 +77,7 @@ function ingredientTree(nodes: IngredientNode[], hidden: number, prefix: string,
     const ai = node.aiGenerated ? ' ai' : '';
     return `<li class="ing${ai}">${pic}<span>${esc(printable(ingredientLine(node)))}</span>${children}</li>`;
   });
-  if (hidden > 0) items.push(`<li class="ing more">${hidden} more ingredient${hidden === 1 ? '' : 's'} (not shown)</li>`);
+  if (hidden > 0) items.push(`<li class="ing more">${esc(hidden)} more ingredient${hidden === 1 ? '' : 's'} (not shown)</li>`);
   return items.length ? `<ul class="ings">${items.join('')}</ul>` : '';
 }
 
@@ -101,7 +101,7 @@ function c2paSection(match: Match, extras: CardExtras, options: CardOptions): st
   if (claims.ingredients !== undefined) {
     const count = claims.ingredients === 0 ? 'none' : String(claims.ingredients);
     const tree = details ? ingredientTree(details.ingredients, claims.ingredients - details.ingredients.length, '', extras.ingredientThumbnails ?? {}) : '';
-    rows.push(row('ingredients', `${count}${tree}`));
+    rows.push(row('ingredients', `${esc(count)}${tree}`));
   }
   const words = validationWords(match, plain, { remote: options.remote, trustAnchors: details?.trustAnchors ?? options.trustAnchors });
   const state = claims.validation?.state ?? 'unknown';

@@ -4,6 +4,8 @@
 // Ctrl-C: it runs when parsing ends, whatever was written. It also gives a copy's row the
 // thumbnail of the first row with the same SHA-256 (each picture is in the file once), and
 // makes a row's card from the comment that holds it when the row is first opened.
+// Sorting: `idx` holds the rows' input places in the order shown; each sort keys the rows by input
+// place (keys[i] is row i's key), never by place in `idx`, which an earlier sort has permuted.
 export const REPORT_SCRIPT = `"use strict";
 document.addEventListener("DOMContentLoaded",function(){
 var list=document.getElementById("rows"),rows=Array.prototype.slice.call(list.children),
@@ -37,9 +39,10 @@ function apply(){var f=document.querySelector("input[name=show]:checked").value,
 var idx=rows.map(function(r,i){return i});
 function resort(){var k=sort.value,key=function(i){var r=rows[i];
   return k==="name"?r.getAttribute("data-source").toLowerCase():k==="type"?r.getAttribute("data-type")||"~":k==="size"?+r.getAttribute("data-bytes")||0:k==="found"?((" "+r.getAttribute("data-tags")+" ").indexOf(" found ")>=0?0:1):i};
- var keys=idx.map(key);idx.sort(function(a,b){return keys[a]<keys[b]?-1:keys[a]>keys[b]?1:a-b});
+ var keys=rows.map(function(r,i){return key(i)});idx.sort(function(a,b){return keys[a]<keys[b]?-1:keys[a]>keys[b]?1:a-b});
  var frag=document.createDocumentFragment();idx.forEach(function(i){frag.appendChild(rows[i])});list.appendChild(frag)}
-document.getElementById("tools").addEventListener("change",function(e){if(e.target===sort)resort();else apply()});
+var tools=document.getElementById("tools");tools.addEventListener("change",function(e){if(e.target===sort)resort();else apply()});
+tools.addEventListener("submit",function(e){e.preventDefault()});
 q.addEventListener("input",apply);
 apply();
 });`;

@@ -6,6 +6,7 @@
 // browser shows in full (HTML closes what is open at the end); the CLI also writes the tail on
 // Ctrl-C. The chart and the counts are drawn by the script from the rows themselves, so they
 // are right for whatever the file holds.
+import { createHash } from 'node:crypto';
 import { CATALOGUE } from '../detectors/catalogue.js';
 import type { DetectionResult, ErrorInfo } from '../types.js';
 import { printable } from '../ui/terminal-text.js';
@@ -34,6 +35,13 @@ const FILTERS: [string, string][] = [
   ['error', 'errors'],
 ];
 
+/** The report's policy: its script by hash ('sha256-…' of REPORT_SCRIPT), never 'unsafe-inline'. */
+export const REPORT_CSP = `default-src 'none'; style-src 'unsafe-inline'; script-src '${scriptHash(REPORT_SCRIPT)}'; img-src data:; form-action 'none'; base-uri 'none'`;
+
+function scriptHash(script: string): string {
+  return `sha256-${createHash('sha256').update(script, 'utf8').digest('base64')}`;
+}
+
 export function reportHead(info: ReportHeadInfo): string {
   const inputs = info.inputs.length > 5 ? `${info.inputs.slice(0, 5).join(', ')} and ${info.inputs.length - 5} more` : info.inputs.join(', ');
   const started = info.startedAt.toISOString().replace(/\.\d+Z$/, 'Z');
@@ -41,8 +49,10 @@ export function reportHead(info: ReportHeadInfo): string {
   return (
     `<!doctype html>\n<html lang="en"><head><meta charset="utf-8">` +
     `<meta name="viewport" content="width=device-width, initial-scale=1">` +
-    // No request of any kind: the policy forbids every fetch but inline styles, script and data: pictures.
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">` +
+    // No request of any kind: the policy forbids every fetch but inline styles, data: pictures
+    // and the one script whose hash it names. No other script runs: no inline handler (onerror=,
+    // onclick=), even if markup from a file or an API's answer got past the escaping.
+    `<meta http-equiv="Content-Security-Policy" content="${REPORT_CSP}">` +
     `<meta name="referrer" content="no-referrer">` +
     `<title>Provenance report: ${esc(printable(inputs))}</title>` +
     `<style>${BASE_CSS}${CARD_CSS}${REPORT_CSS}</style><script>${REPORT_SCRIPT}</script></head>\n<body><main>` +
@@ -53,7 +63,7 @@ export function reportHead(info: ReportHeadInfo): string {
     `<h2 id="chart-h">Results per check</h2><div id="chart" aria-labelledby="chart-h"><p>The chart and the files' cards need JavaScript; the list below has every file.</p></div>` +
     `<div class="legend" aria-hidden="true"><span><i class="b-found"></i>found</span><span><i class="b-not_found"></i>not found</span><span><i class="b-unavailable"></i>unavailable</span><span><i class="b-error"></i>could not be read</span></div>` +
     `<h2 id="files-h">Files</h2>` +
-    `<form id="tools" class="tools" role="search" aria-label="Filter, search and sort the files" onsubmit="return false">` +
+    `<form id="tools" class="tools" role="search" aria-label="Filter, search and sort the files">` +
     `<fieldset><legend>Show</legend>${filters}</fieldset>` +
     `<label>Search <input type="search" id="q" autocomplete="off" placeholder="name, signer, tool"></label>` +
     `<label>Sort by <select id="sort"><option value="input">input order</option><option value="name">name</option><option value="type">type</option><option value="size">size</option><option value="found">found first</option></select></label>` +
@@ -110,7 +120,7 @@ export function reportRow(n: number, source: string, result: DetectionResult, ex
   const src = safeImageUrl(extras.thumbnail);
   const sha = esc(result.media.sha256);
   const thumb = !src
-    ? `<span aria-hidden="true">${ICONS[family] ?? '□'}</span>`
+    ? `<span aria-hidden="true">${(Object.hasOwn(ICONS, family) && ICONS[family]) || '□'}</span>`
     : options.thumbnailWritten
       ? `<img data-same="${sha}" alt="" decoding="async">`
       : `<img data-sha="${sha}" src="${src}" alt="" decoding="async">`;

@@ -4,10 +4,13 @@
 
 /** `s` on one line with every control and format character escaped (`\x1b`, `\u202e`). */
 export function printable(s: string): string {
-  return s.replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, (c) => {
-    const code = c.codePointAt(0)!;
-    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
+  return s.replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, visibleEscape);
+}
+
+/** One control or format character as the text of its escape (`\x1b`, `\u202e`). */
+export function visibleEscape(c: string): string {
+  const code = c.codePointAt(0)!;
+  return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
 /** `s` cut to `max` characters (whole code points), with an ellipsis when cut. */

@@ -74,7 +74,7 @@ export function sourceTypeText(uri: string): string {
 }
 
 export function utcText(iso: string): string {
-  return iso.replace('T', ' ').replace(/(\.\d+)?Z$/, ' UTC');
+  return printable(iso).replace('T', ' ').replace(/(\.\d+)?Z$/, ' UTC');
 }
 
 export function validationWords(match: Match, s: Style, options: ReportOptions): string | undefined {
@@ -90,10 +90,10 @@ export function validationWords(match: Match, s: Style, options: ReportOptions):
     else if (options.trustAnchors) signer = `signer does NOT chain to your trust anchors (${UNTRUSTED})`;
     else if (options.trustAnchors === false) signer = 'signer not checked against a trust list (no trust anchors configured)';
     else signer = 'signer not checked against a trust list';
-    const notes = codes.length ? `; notes: ${codes.join(', ')}` : '';
+    const notes = codes.length ? `; notes: ${printable(codes.join(', '))}` : '';
     return `credential intact (hashes and signature match); ${signer}${notes}`;
   }
-  const why = codes.length ? `${[...new Set(codes.map((c) => explainCode(c).short))].join('; ')} (${codes.join(', ')})` : 'changed after signing or badly signed (no code given)';
+  const why = codes.length ? printable(`${[...new Set(codes.map((c) => explainCode(c).short))].join('; ')} (${codes.join(', ')})`) : 'changed after signing or badly signed (no code given)';
   return s.red(`credential INVALID: ${why}`);
 }
 

@@ -68,7 +68,8 @@ describe('the outbox', () => {
       let console = '';
       const out = new PassThrough();
       out.on('data', (d) => (console += d));
-      const mailer = new OutboxMailer({ dataDir: dir.dir, console: out });
+      // A console that is a person's terminal: the one place a link is printed.
+      const mailer = new OutboxMailer({ dataDir: dir.dir, console: out, linkOnConsole: true });
       await mailer.send(mail('a@example.com', `${LINK}1`));
       await mailer.send(mail('b@example.com', `${LINK}2`));
       const files = readdirSync(join(dir.dir, 'outbox'));
@@ -87,15 +88,17 @@ describe('the outbox', () => {
     }
   });
 
-  it('a detached daemon (console = log file) prints where the mail went, not the link', async () => {
+  it('a console that is a log (detached: daemon.log; systemd: the journal) gets where the mail went, neither the link nor the address', async () => {
     const dir = tempDir();
     try {
       let console = '';
       const out = new PassThrough();
       out.on('data', (d) => (console += d));
       await new OutboxMailer({ dataDir: dir.dir, console: out, linkOnConsole: false }).send(mail());
-      expect(console).toMatch(/^sign-in mail for me@example\.com saved as outbox\/\S+\.eml; print its link with: provenance daemon outbox --last --data-dir /);
+      await new OutboxMailer({ dataDir: dir.dir, console: out }).send(mail()); // the default
+      expect(console).toMatch(/^(sign-in mail saved as outbox\/\S+\.eml; print its link with: provenance daemon outbox --last --data-dir \S+\n){2}$/);
       expect(console).not.toContain('token=');
+      expect(console).not.toContain('example.com');
     } finally {
       dir.cleanup();
     }
@@ -292,26 +295,27 @@ describe('the daemon process (built CLI)', () => {
   });
   afterAll(() => dir.cleanup());
 
-  it('prints the link on its console, keeps it out of its JSON log, and `daemon outbox --last` prints it', async () => {
+  it('with stderr not a terminal (a pipe, the journal), prints where the mail went, never the link or address; `daemon outbox --last` prints the link', async () => {
     const daemon = await startDaemonProcess(['--data-dir', dir.dir]);
     try {
       const c = new WebClient(daemon.url);
       const sent = await c.post('/signin', { email: 'console@example.com', csrf: csrfOf((await c.get('/signin')).text) });
       expect(sent.status).toBe(200);
-      const printed = /sign-in link for console@example\.com \(expires [^)]+\): (\S+)\n/.exec(daemon.stderr())?.[1];
+      const last = await run(process.execPath, [BIN, 'daemon', 'outbox', '--last', '--data-dir', dir.dir]);
+      const printed = last.stdout.trim();
       expect(printed).toMatch(new RegExp(`^${daemon.url}/signin/verify\\?token=[A-Za-z0-9_-]{43}$`));
-      const token = new URL(printed!).searchParams.get('token')!;
+      const token = new URL(printed).searchParams.get('token')!;
+      expect(daemon.stderr()).toMatch(/^sign-in mail saved as outbox\/\S+\.eml; print its link with: provenance daemon outbox --last --data-dir /m);
       const logLines = daemon.stderr().split('\n').filter((l) => l.startsWith('{'));
       expect(logLines.length).toBeGreaterThan(0);
-      expect(logLines.join('\n')).not.toContain(token);
+      expect(daemon.stderr()).not.toContain(token);
+      expect(daemon.stderr()).not.toContain('console@example.com');
 
-      const last = await run(process.execPath, [BIN, 'daemon', 'outbox', '--last', '--data-dir', dir.dir]);
-      expect(last.stdout).toBe(`${printed}\n`);
       const json = JSON.parse((await run(process.execPath, [BIN, 'daemon', 'outbox', '--last', '--json', '--data-dir', dir.dir])).stdout);
       expect(json).toMatchObject({ to: 'console@example.com', link: printed });
       expect(readFileSync(json.file, 'utf8')).toContain(printed);
       // The printed link opens its page; its button signs in.
-      expect((await openLink(c, printed!)).signedIn?.location).toBe('/dashboard');
+      expect((await openLink(c, printed)).signedIn?.location).toBe('/dashboard');
     } finally {
       daemon.child.kill('SIGTERM');
       await daemon.exited;

@@ -14,8 +14,8 @@ const API_KEY = /prv_[A-Za-z0-9]{8,}/g;
 const TOKEN_43 = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
 /** A URL's user:password@ (SMTP and database URLs). */
 const URL_PASSWORD = /([a-z][a-z0-9+.-]*:\/\/[^\s:/@"]*):[^\s@/"]*@/gi;
-/** A credential in a query string, whatever its length. */
-const QUERY_SECRET = /([?&](?:token|key|api_key|access_token|session|csrf)=)[^&\s"#;]*/gi;
+/** A credential in a query string, whatever its length (a store URL's ?password=, ?sslpassword=). */
+const QUERY_SECRET = /([?&](?:token|key|api_key|access_token|session|csrf|password|sslpassword|passphrase|secret)=)[^&\s"#;]*/gi;
 /** Anything@anything: the addresses of people who sign in (in a mail server's refusal, say). */
 const EMAIL = /[^\s@<>()[\]"',;:\\*]+@[^\s@<>()[\]"',;:\\]+/g;
 

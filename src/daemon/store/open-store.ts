@@ -6,6 +6,8 @@ import { PgStore, type PgStoreOptions } from './pg-store.js';
 import type { Store } from './store.js';
 
 export const DATABASE_URL_ENV = 'PROVENANCE_DATABASE_URL';
+/** --store's own variable (PROVENANCE_ + the flag's name), read before the older DATABASE_URL one. */
+export const STORE_ENV = 'PROVENANCE_STORE';
 
 export interface StoreChoice {
   dataDir: string;
@@ -15,9 +17,13 @@ export interface StoreChoice {
   pg?: PgStoreOptions;
 }
 
-/** --store, else $PROVENANCE_DATABASE_URL, else none (the embedded store). */
+/**
+ * --store, else $PROVENANCE_STORE, else $PROVENANCE_DATABASE_URL, else none (the embedded store).
+ * The same order for `daemon start`, `daemon migrate`, `daemon store copy` and the admin commands:
+ * an operator who set PROVENANCE_STORE for the daemon reaches the same database with each.
+ */
 export function resolveStoreUrl(flag: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
-  return flag || env[DATABASE_URL_ENV] || undefined;
+  return flag || env[STORE_ENV] || env[DATABASE_URL_ENV] || undefined;
 }
 
 export function openConfiguredStore(choice: StoreChoice): Promise<Store> {

@@ -34,6 +34,7 @@ import {
   type UploadCaps,
   exceedsUploadCaps,
 } from './store.js';
+import { maskUrlSecrets } from './masked-url.js';
 
 /**
  * The bounds on waiting for the database: for a connection (a new one, or a free one of the
@@ -78,15 +79,8 @@ export function checkPostgresUrl(url: string, flag = '--store'): string {
   return redact(url);
 }
 
-function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url.replace(/:[^:@/]*@/, ':***@');
-  }
-}
+/** Every secret of the URL as *** (the userinfo password, ?password=, ?sslpassword=...). */
+const redact = maskUrlSecrets;
 
 /** Words a connection failure for one line: what was tried and why it failed. */
 function connectMessage(location: string, err: unknown): string {

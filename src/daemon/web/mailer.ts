@@ -1,5 +1,6 @@
 // Sends sign-in links. By default nothing leaves the machine: the message is written to the
-// data dir's outbox and the link printed on the daemon's console (offline use). With an SMTP
+// data dir's outbox, and on the daemon's console only where that mail was saved (offline use;
+// the link itself only when the console is a person's terminal). With an SMTP
 // URL (`--smtp-url smtp://user:pass@host:587`) the same message goes out through nodemailer,
 // loaded only then. The link is a credential: it is never passed to the structured log.
 import { randomBytes } from 'node:crypto';
@@ -30,7 +31,11 @@ export interface MailerOptions {
   mailFrom?: string;
   /** The daemon's console (the outbox mailer prints there); nothing is printed without one. */
   console?: NodeJS.WritableStream;
-  /** Print the link itself (default) or only where the mail was saved (a detached daemon, whose console is a log file). */
+  /**
+   * true: print the link itself, with its address: only for a console that is a person's terminal.
+   * Otherwise (the default) only where the mail was saved, neither the link (a live credential)
+   * nor the address: a console that is not a terminal is a log (daemon.log, the journal).
+   */
   linkOnConsole?: boolean;
 }
 
@@ -84,10 +89,10 @@ export class OutboxMailer implements Mailer {
     const file = writeOutboxMessage(this.options.dataDir, composeSigninMessage(mail, this.options.mailFrom));
     const out = this.options.console;
     if (!out) return;
-    if (this.options.linkOnConsole ?? true) {
+    if (this.options.linkOnConsole === true) {
       out.write(`sign-in link for ${terminalSafe(mail.to)} (expires ${formatUtc(mail.expiresAt)}): ${mail.link}\n`);
     } else {
-      out.write(`sign-in mail for ${terminalSafe(mail.to)} saved as ${relative(this.options.dataDir, file)}; print its link with: provenance daemon outbox --last --data-dir ${this.options.dataDir}\n`);
+      out.write(`sign-in mail saved as ${relative(this.options.dataDir, file)}; print its link with: provenance daemon outbox --last --data-dir ${this.options.dataDir}\n`);
     }
   }
 

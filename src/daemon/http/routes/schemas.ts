@@ -78,6 +78,32 @@ const generatorSchema = {
   },
 } as const;
 
+/** On a found c2pa match (CONTRACT "Detection result"). Open to fields added later; the ones
+ * named here have these types, which clients rely on (src/client/v1-shapes.ts checks them). */
+const claimsSchema = {
+  type: 'object',
+  description: "What the active manifest's claim says.",
+  required: ['claim_generator', 'assertions', 'signature_verified'],
+  additionalProperties: true,
+  properties: {
+    claim_generator: { type: 'string', description: "The manifest's claim_generator (for claim v2, claim_generator_info's first name and version)." },
+    assertions: { type: 'array', items: { type: 'string' }, description: 'Assertion labels of the active manifest.' },
+    signature_verified: { type: 'boolean', description: 'true only when the signer chains to a trust anchor the operator configured.' },
+    validation: {
+      type: 'object',
+      required: ['state', 'codes'],
+      properties: {
+        state: { type: 'string', enum: ['valid', 'invalid', 'trusted'] },
+        codes: { type: 'array', items: { type: 'string' } },
+      },
+    },
+    digital_source_type: { type: 'string', description: 'IPTC digital source type URI named by the active manifest\'s actions.' },
+    ai_generated: { type: 'boolean' },
+    signed_at: { type: 'string', description: 'The signature time, ISO 8601 UTC.' },
+    ingredients: { type: 'integer', minimum: 0, description: 'How many ingredients the active manifest lists.' },
+  },
+} as const;
+
 /** On a found invisible_watermark match. */
 const watermarkSchema = {
   type: 'object',
@@ -112,7 +138,7 @@ export const detectionResultSchema = {
           result: { type: 'string', enum: ['found', 'not_found', 'unavailable'] },
           confidence: { type: 'number', minimum: 0, maximum: 1 },
           issuer: { type: 'string', nullable: true },
-          claims: { type: 'object', additionalProperties: true },
+          claims: claimsSchema,
           reason: { type: 'string' },
           generator: generatorSchema,
           watermark: watermarkSchema,

@@ -24,9 +24,9 @@ export interface WebOptions {
   /** Send sign-in mails through this SMTP server (smtp:// or smtps://) instead of the outbox. */
   smtpUrl?: string;
   mailFrom?: string;
-  /** The daemon's console: the outbox mailer prints sign-in links there (never to the log). */
+  /** The daemon's console: the outbox mailer says there where each mail was saved (never in the JSON log). */
   console?: NodeJS.WritableStream;
-  /** false: print only where a mail was saved, not its link (a detached daemon's console is its log file). */
+  /** true: print each link (and its address) on the console, which must be a person's terminal; otherwise only where a mail was saved. */
   linkOnConsole?: boolean;
   /** Replaces the mailer (tests). */
   mailer?: Mailer;

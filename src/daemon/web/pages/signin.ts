@@ -48,8 +48,8 @@ export function sentPage({ email, outbox }: { email: string; outbox: boolean }):
 <a href="/signin">ask for a new link</a>.</p>
 ${
   outbox
-    ? html`<p class="muted small">This daemon runs offline: the link is printed on the daemon's console and saved in
-<code>&lt;data-dir&gt;/outbox/</code>; <code>provenance daemon outbox --last</code> prints it.</p>`
+    ? html`<p class="muted small">This daemon runs offline: the mail is saved in
+<code>&lt;data-dir&gt;/outbox/</code>; <code>provenance daemon outbox --last</code> prints its link (a daemon started on a terminal also prints it there).</p>`
     : ''
 }
 </section>`,

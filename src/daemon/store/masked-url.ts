@@ -1,0 +1,60 @@
+// A URL (or a connection string) as it may be shown or saved: with every secret in it as ***.
+// One function for every place a store or SMTP URL reaches a message, a log line or a file
+// (the store's `location`, store.json, the start's configuration line, error messages), so no
+// place masks the password of user:password@ and forgets `?password=`.
+//
+// Secrets, in every form PostgreSQL (libpq, node-postgres) and SMTP URLs take them:
+// - the userinfo password: postgres://user:SECRET@host/db
+// - query parameters that carry one: ?password=, ?sslpassword= (the client key's passphrase),
+//   and any parameter named like a secret (pass, passphrase, secret, token, key, credential)
+// - the same names in a key=value connection string (`host=h password=SECRET`), quoted or not,
+//   which is refused as a --store value but must not be echoed in the refusal either.
+
+/** A parameter name that holds a secret: password, sslpassword, passphrase, api_key, token... */
+const SECRET_NAME = /pass|secret|token|credential|^(api_?|access_?|auth_?)?key$/i;
+
+const MASK = '***';
+
+/** `value` with every secret in it as ***; text that holds none is returned unchanged. */
+export function maskUrlSecrets(value: string): string {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+    const masked = maskParsed(value);
+    if (masked !== undefined) return masked;
+  }
+  return maskText(value);
+}
+
+function maskParsed(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return undefined;
+  }
+  let changed = false;
+  if (url.password) {
+    url.password = MASK;
+    changed = true;
+  }
+  for (const name of new Set(url.searchParams.keys())) {
+    if (SECRET_NAME.test(name)) {
+      url.searchParams.set(name, MASK);
+      changed = true;
+    }
+  }
+  // Unchanged text stays as written (URL serialisation would re-encode it).
+  return changed ? url.toString() : value;
+}
+
+/** For text no URL parser reads: the same secrets found by pattern. */
+function maskText(value: string): string {
+  return (
+    value
+      // scheme://user:SECRET@ (the password ends at the last @ before the host)
+      .replace(/([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*):[^\s/]*@/gi, `$1:${MASK}@`)
+      // name=SECRET in a query string or a key=value string: 'quoted', or up to & or white space
+      .replace(/(^|[?&;\s])([A-Za-z_][\w.-]*)(\s*=\s*)('(?:[^'\\]|\\.)*'|[^&\s;]*)/g, (all, lead: string, name: string, eq: string) =>
+        SECRET_NAME.test(name) ? `${lead}${name}${eq}${MASK}` : all,
+      )
+  );
+}

@@ -22,6 +22,7 @@ const { error, stderr } = await asc.main(
     '--use', 'abort=',
     '--enable', 'simd',
     '--initialMemory', '1',
+    ...(process.env.WASM_NAMES ? ['--debug'] : []),
   ],
   {
     readFile: (name) => {

@@ -13,6 +13,7 @@ import { cellSums } from '../src/media/dwt-dct-cells.js';
 import { blockBits, blockBitsFromSums, blockGrid, readBlockBits, readBlockBitsBeforeUpsampling, unsmoothedBitsFromSums } from '../src/media/dwt-dct.js';
 import { WasmReadings, wasmRemainder36 } from '../src/media/dwt-dct-wasm.js';
 import { llFromSums } from '../src/media/chroma-upsampling.js';
+import { chromaSubsampled } from '../src/media/chroma-sampling.js';
 import { exifOrientation } from '../src/media/exif-orientation.js';
 import { opencvUPlane } from '../src/media/opencv-yuv.js';
 import { readPixelHeader, type RawPixels } from '../src/media/pixels.js';
@@ -272,5 +273,23 @@ describe('the WebAssembly crop search reads what the JavaScript one reads', () =
       }),
       { numRuns: 150 },
     );
+  });
+});
+
+describe('chroma subsampling from the header (the unsmoothed reading only where a decoder upsampled)', () => {
+  const base = () => sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 30, g: 140, b: 200 } } });
+
+  it('a 4:2:0 JPEG and a lossy WebP were subsampled; a 4:4:4 JPEG and a lossless WebP were not', async () => {
+    expect(chromaSubsampled(new Uint8Array(await base().jpeg({ chromaSubsampling: '4:2:0' }).toBuffer()), 'image/jpeg')).toBe(true);
+    expect(chromaSubsampled(new Uint8Array(await base().jpeg({ chromaSubsampling: '4:4:4' }).toBuffer()), 'image/jpeg')).toBe(false);
+    expect(chromaSubsampled(new Uint8Array(await base().webp({ quality: 80 }).toBuffer()), 'image/webp')).toBe(true);
+    expect(chromaSubsampled(new Uint8Array(await base().webp({ lossless: true }).toBuffer()), 'image/webp')).toBe(false);
+  });
+
+  it('says nothing where the header does not: a grey JPEG, a cut-off one, a PNG', async () => {
+    expect(chromaSubsampled(new Uint8Array(await base().toColourspace('b-w').jpeg().toBuffer()), 'image/jpeg')).toBeUndefined();
+    const jpeg = new Uint8Array(await base().jpeg().toBuffer());
+    expect(chromaSubsampled(jpeg.subarray(0, 20), 'image/jpeg')).toBeUndefined();
+    expect(chromaSubsampled(new Uint8Array(await base().png().toBuffer()), 'image/png')).toBeUndefined();
   });
 });

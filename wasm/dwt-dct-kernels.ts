@@ -210,7 +210,8 @@ export function llFromSums(sums: usize, cellsWide: i32, cellsHigh: i32, ll: usiz
       for (let r = y; r <= last; r++) {
         const dst = ll + <usize>r * rowBytes;
         const src = sums + (<usize>(r * cellsWide) << 1);
-        for (let x = 0; x < cellsWide; x++) store<f64>(dst + (<usize>x << 3), <f64>load<u16>(src + (<usize>x << 1)) / 2);
+        // Times 0.5: the same double as / 2 (exact either way), without a division's cost.
+        for (let x = 0; x < cellsWide; x++) store<f64>(dst + (<usize>x << 3), <f64>load<u16>(src + (<usize>x << 1)) * 0.5);
       }
       if (cellsWide >= 2) {
         if (last > y) solveRows(row, row + rowBytes, cellsWide, cA, invA);

@@ -8,6 +8,7 @@
 import { blockGrid, matchingBits, voteBits } from '../media/dwt-dct.js';
 import { WasmReadings } from '../media/dwt-dct-wasm.js';
 import type { PhaseReading } from '../media/dwt-dct-crop.js';
+import { chromaSubsampled } from '../media/chroma-sampling.js';
 import { exifOrientation } from '../media/exif-orientation.js';
 import { orientPixels } from '../media/orientation.js';
 import { pictureSize } from '../media/picture-size.js';
@@ -124,8 +125,8 @@ const UNSMOOTHED_NOTE =
  *   reference reads 34 and 68, an SDXL JPEG q95 41/48 where it reads 33;
  * - for PNGs that look cropped, every grid phase and original width (readCropped).
  */
-function judgePixels(pixels: RawPixels, lossy: boolean): Outcome {
-  const found = readMark(pixels, lossy);
+function judgePixels(pixels: RawPixels, lossy: boolean, subsampled: boolean): Outcome {
+  const found = readMark(pixels, lossy, subsampled);
   if (!found) return notFound(!lossy);
   const outcome: Outcome = {
     result: 'found',
@@ -141,7 +142,9 @@ function judgePixels(pixels: RawPixels, lossy: boolean): Outcome {
   return outcome;
 }
 
-function readMark(pixels: RawPixels, lossy: boolean): Candidate | undefined {
+/** `subsampled`: the file's chroma was stored subsampled (chroma-sampling.ts), so a decoder
+ * upsampled it, which the unsmoothed reading undoes; a 4:4:4 JPEG or a lossless WebP has none. */
+function readMark(pixels: RawPixels, lossy: boolean, subsampled: boolean): Candidate | undefined {
   // Every reading from the cell sums of one pass over the pixels, in the WebAssembly kernels;
   // each on first use: an unmarked picture needs them all, a marked one often only the first.
   const readings = new WasmReadings(pixels);
@@ -158,7 +161,7 @@ function readMark(pixels: RawPixels, lossy: boolean): Candidate | undefined {
   }
   // Before the inverted and swapped readings: smoothing by a lossy decoder can leave most bits
   // inverted too, and the note should name the cause that is undone.
-  if (lossy) {
+  if (lossy && subsampled) {
     const unsmoothed = readings.unsmoothed();
     if (!isFlat(unsmoothed)) {
       const found = bytePayload(unsmoothed, UNSMOOTHED_NOTE) ?? sdxlExtra(unsmoothed, false, UNSMOOTHED_NOTE);
@@ -279,7 +282,7 @@ async function run(media: Media): Promise<Outcome> {
     const { wide, high } = blockGrid(pixels.width, pixels.height);
     const lossy = media.type !== 'image/png';
     if (wide * high === 0) return notFound(!lossy);
-    return judgePixels(pixels, lossy);
+    return judgePixels(pixels, lossy, lossy && chromaSubsampled(media.bytes, media.type) !== false);
   } catch (err) {
     if (!(err instanceof PixelDecodeError)) throw err;
     return {

@@ -42,7 +42,7 @@ export function llFromSums(sums: ArrayLike<number>, cellsWide: number, cellsHigh
   const down = thomas(cellsHigh);
   for (let y = 0; y < cellsHigh; y++) {
     const row = y * cellsWide;
-    for (let x = 0; x < cellsWide; x++) ll[row + x] = sums[row + x]! / 2;
+    for (let x = 0; x < cellsWide; x++) ll[row + x] = sums[row + x]! * 0.5;
     unsmoothRow(ll, row, cellsWide, across);
     // The column systems' forward elimination, for this row.
     const inverse = down.inverse[y]!;

@@ -120,7 +120,8 @@ const UNSMOOTHED_NOTE =
  *   corpus' ribbons picture reads 1/48 for the reference, 47/48 inverted);
  * - red and blue swapped: diffusers fed RGB where BGR was expected from 2023-07 to 2024-04
  *   (21/48 for the reference, 45/48 swapped), as is and inverted;
- * - for JPEG and WebP, the chroma before the decoder's upsampling (chroma-upsampling.ts):
+ * - for JPEG and WebP whose chroma was stored subsampled (chroma-sampling.ts: not a 4:4:4
+ *   JPEG, not a lossless WebP), the chroma before the decoder's upsampling (chroma-upsampling.ts):
  *   the corpus' WebP q90 files read InvokeAI 64/64 and StableDiffusionV1 136/136 where the
  *   reference reads 34 and 68, an SDXL JPEG q95 41/48 where it reads 33;
  * - for PNGs that look cropped, every grid phase and original width (readCropped).

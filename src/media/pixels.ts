@@ -1,8 +1,13 @@
 // The pixel reader: 8-bit sRGB samples of an image, decoded by sharp (libvips). sharp is loaded
 // only when a pixel check runs (its native module costs ~40 ms to load), and one file's pixels
 // are decoded once however many checks read them (the watermark decoder, NovelAI's alpha
-// payload and its signature all read the same file).
+// payload and its signature all read the same file). What a decode may cost is bounded and
+// counted (pixel-memory.ts): pictures over MAX_DECODED_PIXELS are refused from their header, and
+// each decode holds its bytes in the process's PixelGate until releasePixels (engine/detect.ts).
 import type { Sharp, SharpOptions } from 'sharp';
+import { decodeCost, isWebp, MAX_DECODED_PIXELS, PixelGate } from './pixel-memory.js';
+
+export { MAX_DECODED_PIXELS };
 
 /** Row-major 8-bit samples, `channels` per pixel: RGB, or RGBA when the file has alpha. */
 export interface RawPixels {
@@ -11,10 +16,6 @@ export interface RawPixels {
   channels: 3 | 4;
   data: Uint8Array;
 }
-
-/** Files larger than this are not decoded (a generator's output is far smaller; a 100,000 x
- * 100,000 PNG header must not make us allocate 40 GB). 8,192 x 8,192 = 67 M pixels. */
-export const MAX_DECODED_PIXELS = 8192 * 8192;
 
 /** The image could not be decoded into pixels (damaged, truncated, or past MAX_DECODED_PIXELS). */
 export class PixelDecodeError extends Error {
@@ -37,7 +38,30 @@ export function loadSharp(): Promise<SharpFactory> {
 
 const decoded = new WeakMap<Uint8Array, Promise<RawPixels>>();
 
-/** Decodes `bytes` once (memoised per byte array) into 8-bit sRGB, keeping alpha when present. */
+/** This thread's view of its process's gate: a worker is handed the pool's (useDecodeGate). */
+let gate: PixelGate | undefined;
+/** The decoded-pixel gate of this process (created on first use on the main thread). */
+export function decodeGate(): PixelGate {
+  gate ??= new PixelGate();
+  return gate;
+}
+/** A worker thread counts its decodes in the gate whose shared memory the pool passed it, and
+ * what it holds in `ledger` (for the pool to reclaim should it terminate the worker). */
+export function useDecodeGate(memory: SharedArrayBuffer, ledger?: SharedArrayBuffer): void {
+  gate = new PixelGate(memory, ledger);
+}
+/** The gate's hold of each decoded file, given back by releasePixels. */
+interface Hold {
+  bytes: number;
+  release(): void;
+}
+const holds = new WeakMap<Uint8Array, Hold>();
+/** Backstop for decodes no releasePixels follows (a direct caller: tests, scripts): the hold goes
+ * back once the pixels are garbage. */
+const unreleased = new FinalizationRegistry<() => void>((release) => release());
+
+/** Decodes `bytes` once (memoised per byte array) into 8-bit sRGB, keeping alpha when present.
+ * The pixels count in the process's gate until releasePixels(bytes). */
 export function decodePixels(bytes: Uint8Array): Promise<RawPixels> {
   let pending = decoded.get(bytes);
   if (!pending) {
@@ -47,7 +71,42 @@ export function decodePixels(bytes: Uint8Array): Promise<RawPixels> {
   return pending;
 }
 
+/**
+ * The file's checks are done: its pixels leave the memo and their bytes go back to the gate.
+ * `collect` is called first, with the bytes held, while nothing refers to the pixels any more: a
+ * caller that can free them now (a garbage collection) does so before their room is given back,
+ * or the next decode would find that room still taken by dead pixels.
+ */
+export function releasePixels(bytes: Uint8Array, collect?: (heldBytes: number) => void): void {
+  decoded.delete(bytes);
+  const hold = holds.get(bytes);
+  holds.delete(bytes);
+  if (!hold) return;
+  unreleased.unregister(hold);
+  collect?.(hold.bytes);
+  hold.release();
+}
+
 async function decode(bytes: Uint8Array): Promise<RawPixels> {
+  // The size from the header first: a picture over the bound is refused before a byte of its
+  // pixels exists, and the rest wait for room in the gate (pixel-memory.ts).
+  const header = await readPixelHeader(bytes);
+  if (header.width * header.height > MAX_DECODED_PIXELS) throw new PixelDecodeError(overLimit());
+  const cost = decodeCost(header.width, header.height, isWebp(bytes));
+  const release = await decodeGate().acquire(cost);
+  try {
+    const pixels = await decodeHeld(bytes);
+    const hold: Hold = { bytes: cost, release };
+    holds.set(bytes, hold);
+    unreleased.register(pixels, release, hold);
+    return pixels;
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+async function decodeHeld(bytes: Uint8Array): Promise<RawPixels> {
   const sharp = await loadSharp();
   try {
     // failOn 'none': a generator's file with a slightly short last row is still worth reading,
@@ -95,7 +154,11 @@ export async function readPixelHeader(bytes: Uint8Array): Promise<PixelHeader> {
 /** sharp's messages, as one short clause without libvips' internal prefixes. */
 function describeSharpError(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  if (/pixel limit/i.test(message)) return `the picture has more than ${MAX_DECODED_PIXELS.toLocaleString('en-US')} pixels`;
+  if (/pixel limit/i.test(message)) return overLimit();
   const first = message.split('\n')[0]!.replace(/^[a-z_]+load(_buffer)?: /, '').trim();
   return `its pixels could not be decoded (${first || 'unknown decoder error'})`;
+}
+
+function overLimit(): string {
+  return `the picture has more than ${MAX_DECODED_PIXELS.toLocaleString('en-US')} pixels`;
 }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detect } from '../src/engine/detect.js';
+import { pixelReservation } from '../src/engine/pixel-reservation.js';
 import { decodeCost, MAX_DECODED_PIXELS, PixelGate } from '../src/media/pixel-memory.js';
 import { decodeGate, decodePixels, PixelDecodeError } from '../src/media/pixels.js';
 import { runBin } from './helpers/run-cli.js';
@@ -140,4 +141,32 @@ describe('peak memory of `check` (built CLI)', () => {
       expect(over, `${name}: ${(over / MB).toFixed(0)} MB over the baseline, its figure ${(cost / MB).toFixed(0)} MB`).toBeLessThan(cost);
     }
   }, 120_000);
+});
+
+describe('pixelReservation: what the daemon takes from its budget for a file, from its header', () => {
+  const all = ['c2pa', 'generator_metadata', 'invisible_watermark'];
+  it('the cost of the picture when a pixel check may decode it, else nothing', async () => {
+    const png = await flatWebp(300).then((b) => sharp(b).png().toBuffer());
+    const webp = await flatWebp(300);
+    const jpeg = await sharp({ create: { width: 300, height: 200, channels: 3, background: '#123' } }).jpeg().toBuffer();
+    expect(pixelReservation(png, all)).toBe(decodeCost(300, 300, false));
+    expect(pixelReservation(webp, all)).toBe(decodeCost(300, 300, true));
+    expect(pixelReservation(jpeg, ['invisible_watermark'])).toBe(decodeCost(300, 200, false));
+    // generator_metadata decodes no JPEG; no pixel check asked for; not a picture.
+    expect(pixelReservation(jpeg, ['c2pa', 'generator_metadata'])).toBe(0);
+    expect(pixelReservation(png, ['c2pa', 'camera_reference'])).toBe(0);
+    expect(pixelReservation(new TextEncoder().encode('ID3 not a picture at all'), all)).toBe(0);
+  });
+
+  it('over every bound: nothing (no check decodes it); a header not read here: the most a bound allows', async () => {
+    expect(pixelReservation(bomb, all)).toBe(0);
+    // A JPEG of 3,000 x 2,000 is over invisible_watermark's 2,048 x 2,048 and read by nothing else.
+    const photo = await sharp({ create: { width: 3000, height: 2000, channels: 3, background: '#321' } }).jpeg().toBuffer();
+    expect(pixelReservation(photo, all)).toBe(0);
+    // A PNG whose IHDR CRC is wrong: picture-size.ts leaves it to sharp, so the bound is taken.
+    const png = Buffer.from(await sharp({ create: { width: 64, height: 64, channels: 3, background: '#000' } }).png().toBuffer());
+    png[29] ^= 0xff;
+    expect(pixelReservation(png, all)).toBe(decodeCost(MAX_DECODED_PIXELS, 1, false));
+    expect(pixelReservation(png, ['invisible_watermark'])).toBe(decodeCost(2048 * 2048, 1, false));
+  });
 });

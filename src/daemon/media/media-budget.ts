@@ -23,6 +23,8 @@ export interface MediaHold {
 
 interface Waiter {
   bytes: number;
+  /** A request already holding bytes, taking more (acquire's `ahead`). */
+  ahead: boolean;
   grant(hold: MediaHold): void;
   refuse(err: Error): void;
 }
@@ -63,11 +65,21 @@ export class MediaBudget {
    * than never). Resolves at once when they fit and nobody waits before; else waits its turn.
    * Rejects with 503 server_busy after `waitMs`, or with `signal`'s reason once it aborts (the
    * client went away); either way nothing stays taken.
+   *
+   * `holding`: the caller already holds this many bytes and now needs more to finish (the
+   * pixels its file decodes, known once the file is in hand). It waits before every request
+   * that holds nothing yet, behind only earlier such callers: queued behind new arrivals, which
+   * wait for the room it holds, it would wait out its whole wait for nothing. And it takes at
+   * most what the budget has beside its own bytes, so that alone it always fits.
    */
-  acquire(bytes: number, signal?: AbortSignal): Promise<MediaHold> {
-    const want = Math.min(Math.max(0, Math.ceil(bytes)), this.capacity);
+  acquire(bytes: number, signal?: AbortSignal, holding?: number): Promise<MediaHold> {
+    const ahead = holding !== undefined;
+    const room = this.capacity - Math.min(this.capacity, Math.max(0, holding ?? 0));
+    const want = Math.min(Math.max(0, Math.ceil(bytes)), room);
     if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.queue.length === 0 && this.used + want <= this.capacity) return Promise.resolve(this.take(want));
+    const before = ahead ? this.queue.findIndex((w) => !w.ahead) : this.queue.length;
+    const queuedBefore = before < 0 ? this.queue.length : before;
+    if (queuedBefore === 0 && this.used + want <= this.capacity) return Promise.resolve(this.take(want));
     return new Promise<MediaHold>((resolve, reject) => {
       const settle = () => {
         clearTimeout(timer);
@@ -75,6 +87,7 @@ export class MediaBudget {
       };
       const waiter: Waiter = {
         bytes: want,
+        ahead,
         grant: (hold) => {
           settle();
           resolve(hold);
@@ -95,7 +108,7 @@ export class MediaBudget {
       const timer = setTimeout(() => leave(this.busyError()), this.waitMs);
       const onAbort = () => leave(signal!.reason instanceof Error ? signal!.reason : new Error('aborted'));
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.queue.push(waiter);
+      this.queue.splice(queuedBefore, 0, waiter);
     });
   }
 

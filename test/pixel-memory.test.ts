@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detect } from '../src/engine/detect.js';
 import { pixelReservation } from '../src/engine/pixel-reservation.js';
 import { decodeCost, MAX_DECODED_PIXELS, PixelGate } from '../src/media/pixel-memory.js';
-import { decodeGate, decodePixels, PixelDecodeError } from '../src/media/pixels.js';
+import { decodeGate, decodePixels, PixelDecodeError, releasePixels, trackPixels } from '../src/media/pixels.js';
 import { runBin } from './helpers/run-cli.js';
 
 const MB = 1_048_576;
@@ -63,12 +63,19 @@ describe('a picture over the bound', () => {
 });
 
 describe('the gate', () => {
-  it('a decode holds its cost until its file is done, then gives it back', async () => {
+  it("a decode of a tracked file holds its cost until its file's checks are done; an untracked one only while it decodes", async () => {
     const file = new Uint8Array(await flatWebp(512));
+    trackPixels(file); // as detect() does
     const pixels = await decodePixels(file);
     expect(pixels.width * pixels.height).toBe(512 * 512);
     expect(decodeGate().inUse).toBeGreaterThanOrEqual(decodeCost(512, 512, true) - 1024);
+    releasePixels(file);
+    expect(decodeGate().inUse).toBe(0);
+    // detect() tracks and releases on its own.
     await detect(file, { checks: ['generator_metadata'] });
+    expect(decodeGate().inUse).toBe(0);
+    // A direct caller (a script) keeps its pixels without keeping the gate shut.
+    await decodePixels(new Uint8Array(file));
     expect(decodeGate().inUse).toBe(0);
   });
 

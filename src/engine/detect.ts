@@ -8,7 +8,7 @@ import type { CatalogueName, DetectContext, DetectionResult, Detector, DetectorI
 import { resolveChecks } from './checks.js';
 import { newCheckId } from './ids.js';
 import { sniffMediaType } from '../media/sniff.js';
-import { releasePixels } from '../media/pixels.js';
+import { releasePixels, trackPixels } from '../media/pixels.js';
 import { collectNow } from './idle-collect.js';
 
 /** Decoded pixels worth a collection of their own once their file is done (a 2,560 x 2,560 PNG, a
@@ -35,6 +35,7 @@ export async function detect(bytes: Uint8Array, options: DetectOptions = {}): Pr
   const media = await describeMedia(bytes);
   const matches: Match[] = [];
   const context: DetectContext = options.trustAnchorsPem ? { trustAnchorsPem: options.trustAnchorsPem } : {};
+  trackPixels(bytes);
   try {
     for (const id of checks) matches.push(await runCheck(detectorById(id), media, context));
   } finally {

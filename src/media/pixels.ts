@@ -56,12 +56,18 @@ interface Hold {
   release(): void;
 }
 const holds = new WeakMap<Uint8Array, Hold>();
-/** Backstop for decodes no releasePixels follows (a direct caller: tests, scripts): the hold goes
- * back once the pixels are garbage. */
-const unreleased = new FinalizationRegistry<() => void>((release) => release());
+/** Files whose caller gives their pixels back with releasePixels (trackPixels). */
+const tracked = new WeakSet<Uint8Array>();
 
-/** Decodes `bytes` once (memoised per byte array) into 8-bit sRGB, keeping alpha when present.
- * The pixels count in the process's gate until releasePixels(bytes). */
+/** The caller (engine/detect.ts) will call releasePixels(bytes) once its checks are done: until
+ * then the file's decoded pixels stay counted in the gate. A decode of a file not tracked (a
+ * direct caller: tests, scripts) is counted only while it decodes, so that nothing it keeps can
+ * hold the gate shut. */
+export function trackPixels(bytes: Uint8Array): void {
+  tracked.add(bytes);
+}
+
+/** Decodes `bytes` once (memoised per byte array) into 8-bit sRGB, keeping alpha when present. */
 export function decodePixels(bytes: Uint8Array): Promise<RawPixels> {
   let pending = decoded.get(bytes);
   if (!pending) {
@@ -79,10 +85,10 @@ export function decodePixels(bytes: Uint8Array): Promise<RawPixels> {
  */
 export function releasePixels(bytes: Uint8Array, collect?: (heldBytes: number) => void): void {
   decoded.delete(bytes);
+  tracked.delete(bytes);
   const hold = holds.get(bytes);
   holds.delete(bytes);
   if (!hold) return;
-  unreleased.unregister(hold);
   collect?.(hold.bytes);
   hold.release();
 }
@@ -96,9 +102,8 @@ async function decode(bytes: Uint8Array): Promise<RawPixels> {
   const release = await decodeGate().acquire(cost);
   try {
     const pixels = await decodeHeld(bytes);
-    const hold: Hold = { bytes: cost, release };
-    holds.set(bytes, hold);
-    unreleased.register(pixels, release, hold);
+    if (tracked.has(bytes)) holds.set(bytes, { bytes: cost, release });
+    else release();
     return pixels;
   } catch (err) {
     release();

@@ -12,6 +12,7 @@ import { detect } from '../src/engine/detect.js';
 import { pixelReservation } from '../src/engine/pixel-reservation.js';
 import { decodeCost, MAX_DECODED_PIXELS, PixelGate } from '../src/media/pixel-memory.js';
 import { decodeGate, decodePixels, PixelDecodeError, releasePixels, trackPixels } from '../src/media/pixels.js';
+import { tEXt } from './helpers/generator-fixtures.js';
 import { runBin } from './helpers/run-cli.js';
 
 const MB = 1_048_576;
@@ -58,6 +59,20 @@ describe('a picture over the bound', () => {
   it('the checks still answer for it, and hold nothing after', async () => {
     const result = await detect(new Uint8Array(bomb), { checks: ['generator_metadata', 'invisible_watermark'] });
     expect(result.matches.map((m) => m.result)).toEqual(['not_found', 'not_found']);
+    expect(decodeGate().inUse).toBe(0);
+  });
+});
+
+describe('generator_metadata on a picture over the bound', () => {
+  it('a NovelAI record with a signature says the signature could not be checked, and why', async () => {
+    const side = 3073; // one more than the bound on each side
+    const plain = Buffer.from(await sharp({ create: { width: side, height: side, channels: 3, background: '#abc' } }).png().toBuffer());
+    const comment = JSON.stringify({ prompt: 'a lighthouse', steps: 28, signed_hash: Buffer.alloc(64, 1).toString('base64') });
+    // The text chunks right after IHDR (8 bytes of signature, 25 of IHDR), as NovelAI writes them.
+    const png = Buffer.concat([plain.subarray(0, 33), tEXt('Software', 'NovelAI'), tEXt('Comment', comment), plain.subarray(33)]);
+    const [match] = (await detect(new Uint8Array(png), { checks: ['generator_metadata'] })).matches;
+    expect(match).toMatchObject({ result: 'found', generator: { tool: 'novelai' } });
+    expect(match!.note).toContain(`The NovelAI signature could not be checked: the picture has more than ${MAX_DECODED_PIXELS.toLocaleString('en-US')} pixels.`);
     expect(decodeGate().inUse).toBe(0);
   });
 });

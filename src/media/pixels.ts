@@ -144,7 +144,18 @@ export interface PixelHeader {
 
 /** The picture's stored size and EXIF orientation, from the header alone (a check can refuse a
  * picture by its size before paying for its decode). Throws PixelDecodeError when unreadable. */
-export async function readPixelHeader(bytes: Uint8Array): Promise<PixelHeader> {
+export function readPixelHeader(bytes: Uint8Array): Promise<PixelHeader> {
+  // Memoised like the pixels: invisible_watermark reads the header, then decode() reads it again.
+  let pending = headers.get(bytes);
+  if (!pending) {
+    pending = readHeader(bytes);
+    headers.set(bytes, pending);
+  }
+  return pending;
+}
+const headers = new WeakMap<Uint8Array, Promise<PixelHeader>>();
+
+async function readHeader(bytes: Uint8Array): Promise<PixelHeader> {
   const sharp = await loadSharp();
   try {
     const meta = await sharp(bytes, { limitInputPixels: false, failOn: 'none' }).metadata();

@@ -22,14 +22,15 @@ export const MAX_DECODED_PIXELS = 3072 * 3072;
  * makes afterwards (the NovelAI signature's message of RGB samples, the watermark's upright
  * picture and its transform). libwebp decodes a whole frame, which libvips then copies out, so
  * a WebP costs about twice what a PNG or JPEG (decoded row by row) does. Measured as the peak
- * RSS of `check` on one file above that on a 64 x 64 WebP (two runs each, the larger): a 3,072 x
- * 3,072 RGBA WebP (flat, lossless, lossy) through generator_metadata 112-127 MB (13.5 bytes a
- * pixel); a 2,048 x 2,048 RGB picture through invisible_watermark: WebP 85 MB (20.3), JPEG 49 MB
- * (11.7), PNG 32 MB (7.5). The figures below leave a fifth more; test/pixel-memory.test.ts holds
- * the checks to them.
+ * RSS of `check` on one file above that on a 64 x 64 WebP: a 3,072 x 3,072 RGBA WebP (flat,
+ * lossless, lossy) through generator_metadata 112-127 MB (up to 13.5 bytes a pixel); a 2,048 x
+ * 2,048 RGB picture through invisible_watermark: WebP 81-103 MB (24.6), JPEG 38-96 MB (22.9),
+ * PNG 26-66 MB (15.9). The spread is the machine's load (libvips' threads, the allocator's
+ * arenas, when V8 collects the watermark's arrays); the figures below are above the worst seen,
+ * and test/pixel-memory.test.ts holds the checks to them.
  */
-export const PIXEL_BYTES = 14;
-export const WEBP_PIXEL_BYTES = 24;
+export const PIXEL_BYTES = 24;
+export const WEBP_PIXEL_BYTES = 32;
 
 /** The default bound on decoded pixels held at once in one process, over all its threads. */
 export const DEFAULT_PIXEL_MEMORY_BYTES = 256 * 1024 * 1024;

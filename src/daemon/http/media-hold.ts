@@ -10,7 +10,7 @@ import type { MediaBudget, MediaHold } from '../media/media-budget.js';
  * its socket's close aborts the wait. `holding`: what the request already holds, when it takes
  * more to finish (MediaBudget.acquire).
  */
-export async function holdMedia(budget: MediaBudget, request: FastifyRequest, bytes: number, holding?: number): Promise<MediaHold> {
+export async function holdMedia(budget: MediaBudget, request: FastifyRequest, bytes: number, holding?: MediaHold | null): Promise<MediaHold> {
   const socket = request.raw.socket;
   const gone = new AbortController();
   const onClose = () => gone.abort(new ApiError('invalid_request', 'The client closed the connection while its request waited for memory.'));

@@ -50,7 +50,7 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
   app.decorateRequest('bodyLease', null);
   app.decorateRequest('mediaHold', null);
 
-  const takeMedia = (request: FastifyRequest, bytes: number, holding?: number) => holdMedia(mediaBudget, request, bytes, holding);
+  const takeMedia = (request: FastifyRequest, bytes: number, holding?: MediaHold | null) => holdMedia(mediaBudget, request, bytes, holding);
 
   /**
    * Writes X-Quota-* and RateLimit-* on every response of an authenticated request. This hook
@@ -339,7 +339,7 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
       // The pixels the checks may decode count in the budget too, taken from the header before
       // the file goes to a worker (engine/pixel-reservation.ts); a 503 gives the call back.
       const decoded = pixelReservation(bytes, input.checks);
-      if (decoded > 0) pixels = await takeMedia(request, decoded, request.mediaHold?.bytes ?? 0);
+      if (decoded > 0) pixels = await takeMedia(request, decoded, request.mediaHold ?? null);
       const result = await pool.detect(bytes, input.checks);
       // The counted call is on disk before its 200 leaves.
       await store.commit();

@@ -140,7 +140,7 @@ export function verifyRoutes(app: FastifyInstance, web: Web): void {
         try {
           // The pixels the checks may decode count too (engine/pixel-reservation.ts).
           const decoded = pixelReservation(bytes, checks);
-          if (decoded > 0) pixels = await holdMedia(mediaBudget, request, decoded, body.bytes);
+          if (decoded > 0) pixels = await holdMedia(mediaBudget, request, decoded, body);
           result = await pool.detect(bytes, checks);
           await store.commit();
         } catch (err) {

@@ -1,19 +1,20 @@
 // What decoded pixels may cost, and the per-process bound on them (issue 34, item 4). A picture's
 // decode costs its width x height, not its file size: a 3 KB lossless WebP of 8,192 x 8,192
 // decoded to 256 MB, and with the decoder's own frame and the checks' copies a folder of four
-// took `check` to 1.5 GB. So:
+// took `check` 1.6 GB past its start. So:
 // - no check decodes more than MAX_DECODED_PIXELS (pixels.ts refuses from the header, before a
 //   byte of pixels is allocated);
-// - a decode takes PIXEL_BYTES per pixel from one gate per process, shared by its worker
-//   threads over shared memory, and gives them back when its file's detection ends
+// - a decode takes decodeCost from one gate per process (PixelGate), shared by its worker
+//   threads over shared memory, and gives it back when its file's detection ends
 //   (engine/detect.ts): files wait for room instead of decoding side by side;
 // - the daemon also takes the same figure from its media budget (`--media-memory`) before it
-//   hands a file to a worker (pixelMemoryBound, from the header bytes alone).
+//   hands a file to a worker (engine/pixel-reservation.ts, from the header bytes alone).
 
 /** Pictures with more pixels are not decoded by any check: 3,072 x 3,072 (9.4 MP). A generator's
  * own output is smaller (SDXL's 1,024 px; an AUTOMATIC1111 hires-fix at 2x of 1,024 x 1,536 is
  * 2,048 x 3,072), and invisible_watermark reads at most 2,048 x 2,048. A stealth payload or a
- * NovelAI signature on a larger picture is not read (generator_metadata says so in its note). */
+ * NovelAI signature on a larger picture is not read (for a signature, generator_metadata's note
+ * says so). */
 export const MAX_DECODED_PIXELS = 3072 * 3072;
 
 /**

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DetectPool, PoolTaskError, respawnDelayMs } from '../src/engine/pool.js';
+import { decodeGate } from '../src/media/pixels.js';
 
 const worker = (name: string) => new URL(`./helpers/workers/${name}.mjs`, import.meta.url);
 const pools: DetectPool[] = [];
@@ -84,6 +85,24 @@ describe('DetectPool when a worker dies', () => {
     expect(results[0]).toEqual({ ok: 'chk_ok:a' }); // answered before the crash
     expect(results[1]).toMatchObject({ error: { type: 'internal_error', message: 'crash: not checked: the worker exited with code 3, and the bytes sent to it went with it.' } });
     expect(results[2]).toMatchObject({ error: { type: 'internal_error', message: expect.stringMatching(/^ok:b: not checked: .*went with it\.$/) } });
+  });
+
+  it("gives back what a worker it stopped held in the process's bound on decoded pixels", async () => {
+    // Stopped mid-decode (its time limit), a worker never gives its hold back itself: without the
+    // pool's reclaim the gate would be 8 MiB smaller for the rest of the process.
+    const p = pool({ taskTimeoutMs: 300 });
+    const [late] = await settle(p, ['hold:8192']);
+    expect(late).toEqual({ error: expect.objectContaining({ type: 'timeout' }) });
+    const deadline = Date.now() + 3000;
+    while (decodeGate().inUse !== 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(decodeGate().inUse).toBe(0);
+    // And when the pool closes with a worker still holding.
+    const q = pool({ taskTimeoutMs: 60_000 });
+    void settle(q, ['hold:4096']);
+    while (decodeGate().inUse !== 4096 * 1024 && Date.now() < deadline + 3000) await new Promise((r) => setTimeout(r, 20));
+    expect(decodeGate().inUse).toBe(4096 * 1024);
+    await q.close();
+    expect(decodeGate().inUse).toBe(0);
   });
 
   it('fails the tasks of a worker that cannot start instead of starting it forever', async () => {

@@ -60,16 +60,25 @@ export function hasSignedHash(commentText: string): boolean {
   return commentText.includes('signed_hash');
 }
 
-/** The image's RGB samples, row-major, without alpha: numpy's `[:, :, :3].tobytes()`. */
-function rgbBytes(pixels: RawPixels): Uint8Array {
-  if (pixels.channels === 3) return pixels.data;
+/**
+ * The signed message: the image's RGB samples, row-major, without alpha (numpy's
+ * `[:, :, :3].tobytes()`), then `text`. Written into one buffer: the samples are not first
+ * copied out on their own and then again into the message (pixel-memory.ts counts one copy).
+ */
+function signedMessage(pixels: RawPixels, text: Buffer): Buffer {
   const n = pixels.width * pixels.height;
-  const out = new Uint8Array(n * 3);
-  for (let i = 0, j = 0; i < n; i++, j += 4) {
-    out[i * 3] = pixels.data[j]!;
-    out[i * 3 + 1] = pixels.data[j + 1]!;
-    out[i * 3 + 2] = pixels.data[j + 2]!;
+  const rgb = n * 3;
+  const out = Buffer.allocUnsafe(rgb + text.length);
+  const { data } = pixels;
+  if (pixels.channels === 3) out.set(data.subarray(0, rgb));
+  else {
+    for (let i = 0, j = 0; i < rgb; i += 3, j += 4) {
+      out[i] = data[j]!;
+      out[i + 1] = data[j + 1]!;
+      out[i + 2] = data[j + 2]!;
+    }
   }
+  text.copy(out, rgb);
   return out;
 }
 
@@ -90,7 +99,7 @@ export function checkNovelAiSignature(pixels: RawPixels, commentText: string, pu
   const signature = Buffer.from(signed.value, 'base64');
   if (signature.length !== 64) return 'invalid';
   const rest: PyValue = { kind: 'object', entries: comment.entries.filter((_, i) => i !== at) };
-  const message = Buffer.concat([rgbBytes(pixels), Buffer.from(pythonJsonDumps(rest), 'utf8')]);
+  const message = signedMessage(pixels, Buffer.from(pythonJsonDumps(rest), 'utf8'));
   try {
     return verify(null, message, publicKey, signature) ? 'valid' : 'invalid';
   } catch {

@@ -8,14 +8,17 @@ import { FileReader, type FileBytes } from './file-reader.js';
 import { InputError, inputErrorFrom } from './input-error.js';
 import { markIdle, markTaskStarted, PROGRESS_BYTES, WORKER_READY, type WorkerReply, type WorkerTask } from './pool-protocol.js';
 import { readHints } from '../media/xmp-hints.js';
+import { useDecodeGate } from '../media/pixels.js';
 import { IdleCollector } from './idle-collect.js';
 
 if (!parentPort) throw new Error('detect-worker must run as a worker thread');
 const port = parentPort;
 const files = new FileReader();
 // Shared with the pool (pool-protocol.ts); a worker started by hand gets a private one.
-const data = workerData as { progress?: SharedArrayBuffer; collectWhenIdle?: boolean } | undefined;
+const data = workerData as { progress?: SharedArrayBuffer; collectWhenIdle?: boolean; pixelGate?: SharedArrayBuffer; pixelLedger?: SharedArrayBuffer } | undefined;
 const progress = new BigInt64Array(data?.progress ?? new SharedArrayBuffer(PROGRESS_BYTES));
+// Decoded pixels count in one bound over the pool's workers (media/pixel-memory.ts).
+if (data?.pixelGate) useDecodeGate(data.pixelGate, data.pixelLedger);
 // Files moved here from the pool (the daemon's downloads and uploads) are dead once checked, and
 // so are this thread's handles on shared buffers (inline bodies), which keep them alive until
 // collected: a quiet worker gives that memory back (idle-collect.ts). Small files are left to V8.

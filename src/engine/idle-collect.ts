@@ -33,6 +33,14 @@ function collector(): (() => void) | null {
   return gc;
 }
 
+/** One full collection now, where gc() can be had; false where it cannot. */
+export function collectNow(): boolean {
+  const run = collector();
+  if (!run) return false;
+  run();
+  return true;
+}
+
 export class IdleCollector {
   private dead = 0;
   private timer: NodeJS.Timeout | undefined;

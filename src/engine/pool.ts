@@ -6,6 +6,8 @@ import { Worker } from 'node:worker_threads';
 import type { ErrorInfo } from '../types.js';
 import type { DetectOptions } from './detect.js';
 import type { Base64Outcome } from './base64-media.js';
+import { decodeGate } from '../media/pixels.js';
+import { PixelGate } from '../media/pixel-memory.js';
 import {
   PROGRESS_BYTES,
   progressClock,
@@ -54,6 +56,8 @@ interface Slot {
   answeredMs: number;
   /** The worker said WORKER_READY: its code loaded. A replacement starts false again. */
   ready: boolean;
+  /** What the worker holds in the process's gate on decoded pixels (PixelGate ledger). */
+  pixelLedger: SharedArrayBuffer;
 }
 
 /**
@@ -241,13 +245,18 @@ export class DetectPool {
       p.reject(new PoolTaskError({ type: 'cancelled', message: `${p.task.source}: not checked, the run was stopped.` }, false));
     for (const pending of this.queue.splice(0)) stopped(pending);
     for (const slot of this.slots) for (const pending of this.takeAll(slot)) stopped(pending);
-    await Promise.all(this.slots.map((slot) => slot.worker.terminate()));
+    await Promise.all(this.slots.map((slot) => slot.worker.terminate().then(() => decodeGate().reclaim(slot.pixelLedger))));
   }
 
   private spawn(): Slot {
     const shared = new SharedArrayBuffer(PROGRESS_BYTES);
-    const worker = new Worker(this.workerUrl, { workerData: { progress: shared, collectWhenIdle: this.collectWhenIdle } });
-    const slot: Slot = { worker, inFlight: new Map(), batches: 0, progress: new BigInt64Array(shared), sentMs: [], answeredMs: progressClock(), ready: false };
+    // The process's bound on decoded pixels is one gate over all workers (media/pixel-memory.ts);
+    // the ledger says what this worker holds in it, for replace() to give back.
+    const pixelLedger = PixelGate.ledger();
+    const worker = new Worker(this.workerUrl, {
+      workerData: { progress: shared, collectWhenIdle: this.collectWhenIdle, pixelGate: decodeGate().memory, pixelLedger },
+    });
+    const slot: Slot = { worker, inFlight: new Map(), batches: 0, progress: new BigInt64Array(shared), sentMs: [], answeredMs: progressClock(), ready: false, pixelLedger };
     worker.on('message', (message: WorkerReply[] | typeof WORKER_READY) => {
       if (message === WORKER_READY) {
         slot.ready = true;
@@ -365,7 +374,9 @@ export class DetectPool {
     const index = this.slots.indexOf(slot);
     if (index === -1 || this.closed) return;
     slot.worker.removeAllListeners();
-    void slot.worker.terminate();
+    // A worker stopped mid-file (its time limit) never gives back its decode's hold: once it is
+    // gone, the pool does, or the gate would shrink by that much for the rest of the run.
+    void slot.worker.terminate().then(() => decodeGate().reclaim(slot.pixelLedger));
     const delay = slot.ready ? 0 : respawnDelayMs(this.loadFailures++);
     if (delay === 0) {
       this.slots[index] = this.spawn();

@@ -1,8 +1,13 @@
 // The pixel reader: 8-bit sRGB samples of an image, decoded by sharp (libvips). sharp is loaded
 // only when a pixel check runs (its native module costs ~40 ms to load), and one file's pixels
 // are decoded once however many checks read them (the watermark decoder, NovelAI's alpha
-// payload and its signature all read the same file).
+// payload and its signature all read the same file). What a decode may cost is bounded and
+// counted (pixel-memory.ts): pictures over MAX_DECODED_PIXELS are refused from their header, and
+// each decode holds its bytes in the process's PixelGate until releasePixels (engine/detect.ts).
 import type { Sharp, SharpOptions } from 'sharp';
+import { decodeCost, isWebp, MAX_DECODED_PIXELS, PixelGate } from './pixel-memory.js';
+
+export { MAX_DECODED_PIXELS };
 
 /** Row-major 8-bit samples, `channels` per pixel: RGB, or RGBA when the file has alpha. */
 export interface RawPixels {
@@ -11,10 +16,6 @@ export interface RawPixels {
   channels: 3 | 4;
   data: Uint8Array;
 }
-
-/** Files larger than this are not decoded (a generator's output is far smaller; a 100,000 x
- * 100,000 PNG header must not make us allocate 40 GB). 8,192 x 8,192 = 67 M pixels. */
-export const MAX_DECODED_PIXELS = 8192 * 8192;
 
 /** The image could not be decoded into pixels (damaged, truncated, or past MAX_DECODED_PIXELS). */
 export class PixelDecodeError extends Error {
@@ -42,6 +43,35 @@ export function loadSharp(): Promise<SharpFactory> {
 
 const decoded = new WeakMap<Uint8Array, Promise<RawPixels>>();
 
+/** This thread's view of its process's gate: a worker is handed the pool's (useDecodeGate). */
+let gate: PixelGate | undefined;
+/** The decoded-pixel gate of this process (created on first use on the main thread). */
+export function decodeGate(): PixelGate {
+  gate ??= new PixelGate();
+  return gate;
+}
+/** A worker thread counts its decodes in the gate whose shared memory the pool passed it, and
+ * what it holds in `ledger` (for the pool to reclaim should it terminate the worker). */
+export function useDecodeGate(memory: SharedArrayBuffer, ledger?: SharedArrayBuffer): void {
+  gate = new PixelGate(memory, ledger);
+}
+/** The gate's hold of each decoded file, given back by releasePixels. */
+interface Hold {
+  bytes: number;
+  release(): void;
+}
+const holds = new WeakMap<Uint8Array, Hold>();
+/** Files whose caller gives their pixels back with releasePixels (trackPixels). */
+const tracked = new WeakSet<Uint8Array>();
+
+/** The caller (engine/detect.ts) will call releasePixels(bytes) once its checks are done: until
+ * then the file's decoded pixels stay counted in the gate. A decode of a file not tracked (a
+ * direct caller: tests, scripts) is counted only while it decodes, so that nothing it keeps can
+ * hold the gate shut. */
+export function trackPixels(bytes: Uint8Array): void {
+  tracked.add(bytes);
+}
+
 /** Decodes `bytes` once (memoised per byte array) into 8-bit sRGB, keeping alpha when present. */
 export function decodePixels(bytes: Uint8Array): Promise<RawPixels> {
   let pending = decoded.get(bytes);
@@ -52,7 +82,41 @@ export function decodePixels(bytes: Uint8Array): Promise<RawPixels> {
   return pending;
 }
 
+/**
+ * The file's checks are done: its pixels leave the memo and their bytes go back to the gate.
+ * `collect` is called first, with the bytes held, while nothing refers to the pixels any more: a
+ * caller that can free them now (a garbage collection) does so before their room is given back,
+ * or the next decode would find that room still taken by dead pixels.
+ */
+export function releasePixels(bytes: Uint8Array, collect?: (heldBytes: number) => void): void {
+  decoded.delete(bytes);
+  tracked.delete(bytes);
+  const hold = holds.get(bytes);
+  holds.delete(bytes);
+  if (!hold) return;
+  collect?.(hold.bytes);
+  hold.release();
+}
+
 async function decode(bytes: Uint8Array): Promise<RawPixels> {
+  // The size from the header first: a picture over the bound is refused before a byte of its
+  // pixels exists, and the rest wait for room in the gate (pixel-memory.ts).
+  const header = await readPixelHeader(bytes);
+  if (header.width * header.height > MAX_DECODED_PIXELS) throw new PixelDecodeError(overLimit());
+  const cost = decodeCost(header.width, header.height, isWebp(bytes));
+  const release = await decodeGate().acquire(cost);
+  try {
+    const pixels = await decodeHeld(bytes);
+    if (tracked.has(bytes)) holds.set(bytes, { bytes: cost, release });
+    else release();
+    return pixels;
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+async function decodeHeld(bytes: Uint8Array): Promise<RawPixels> {
   const sharp = await loadSharp();
   try {
     // failOn 'none': a generator's file with a slightly short last row is still worth reading,
@@ -85,7 +149,18 @@ export interface PixelHeader {
 
 /** The picture's stored size and EXIF orientation, from the header alone (a check can refuse a
  * picture by its size before paying for its decode). Throws PixelDecodeError when unreadable. */
-export async function readPixelHeader(bytes: Uint8Array): Promise<PixelHeader> {
+export function readPixelHeader(bytes: Uint8Array): Promise<PixelHeader> {
+  // Memoised like the pixels: invisible_watermark reads the header, then decode() reads it again.
+  let pending = headers.get(bytes);
+  if (!pending) {
+    pending = readHeader(bytes);
+    headers.set(bytes, pending);
+  }
+  return pending;
+}
+const headers = new WeakMap<Uint8Array, Promise<PixelHeader>>();
+
+async function readHeader(bytes: Uint8Array): Promise<PixelHeader> {
   const sharp = await loadSharp();
   try {
     const meta = await sharp(bytes, { limitInputPixels: false, failOn: 'none' }).metadata();
@@ -100,7 +175,11 @@ export async function readPixelHeader(bytes: Uint8Array): Promise<PixelHeader> {
 /** sharp's messages, as one short clause without libvips' internal prefixes. */
 function describeSharpError(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  if (/pixel limit/i.test(message)) return `the picture has more than ${MAX_DECODED_PIXELS.toLocaleString('en-US')} pixels`;
+  if (/pixel limit/i.test(message)) return overLimit();
   const first = message.split('\n')[0]!.replace(/^[a-z_]+load(_buffer)?: /, '').trim();
   return `its pixels could not be decoded (${first || 'unknown decoder error'})`;
+}
+
+function overLimit(): string {
+  return `the picture has more than ${MAX_DECODED_PIXELS.toLocaleString('en-US')} pixels`;
 }

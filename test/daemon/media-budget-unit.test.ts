@@ -29,6 +29,74 @@ describe('MediaBudget', () => {
     expect(budget.inUse).toBe(0);
   });
 
+  it('a request that holds bytes and needs more (its pixels) waits ahead of new arrivals, behind earlier such ones', async () => {
+    const budget = new MediaBudget(100, 1000);
+    const body = await budget.acquire(30); // a request's file, in hand
+    const other = await budget.acquire(60); // another request, running
+    const granted: string[] = [];
+    const newcomer = budget.acquire(20).then(() => granted.push('newcomer')); // holds nothing yet: queues
+    expect(await settled(newcomer)).toBe('pending');
+    // 10 free: the first holder's 40 more must wait, but ahead of the newcomer.
+    const more = budget.acquire(40, undefined, body).then(() => granted.push('more'));
+    const later = budget.acquire(5, undefined, null).then(() => granted.push('later')); // another (holding nothing), after it
+    expect(budget.waiting).toBe(3);
+    expect(await settled(more)).toBe('pending');
+    other.release(); // 70 free: more (40), then later (5), then the newcomer (20)
+    await Promise.all([more, later, newcomer]);
+    expect(granted).toEqual(['more', 'later', 'newcomer']);
+    expect(budget.inUse).toBe(95);
+  });
+
+  it('a holder that needs room while new arrivals queue, and room is free, is granted at once', async () => {
+    const budget = new MediaBudget(100, 1000);
+    const body = await budget.acquire(30);
+    const big = await budget.acquire(50);
+    const queued = budget.acquire(60);
+    expect(await settled(queued)).toBe('pending');
+    expect(await settled(budget.acquire(20, undefined, body))).toBe('resolved');
+    big.release();
+  });
+
+  it("a holder's extra is capped at the budget beside what it holds, so that alone it fits", async () => {
+    const budget = new MediaBudget(100, 1000);
+    const body = await budget.acquire(30);
+    const more = await budget.acquire(1000, undefined, body);
+    expect(more.bytes).toBe(70);
+    expect(budget.inUse).toBe(100);
+  });
+
+  it('holders that each wait for room the others hold: the first runs past the capacity, then the next', async () => {
+    const budget = new MediaBudget(100, 1000);
+    const a = await budget.acquire(30);
+    const b = await budget.acquire(30);
+    const order: string[] = [];
+    const moreA = budget.acquire(70, undefined, a).then((h) => (order.push('a'), h)); // 40 free: waits on b
+    expect(await settled(moreA)).toBe('pending');
+    const moreB = budget.acquire(70, undefined, b).then((h) => (order.push('b'), h)); // now each waits on the other
+    const heldA = await moreA;
+    expect(budget.inUse).toBe(130); // past the capacity by b's 30, which b holds while it waits
+    expect(await settled(moreB)).toBe('pending');
+    heldA.release();
+    a.release();
+    const heldB = await moreB;
+    expect(order).toEqual(['a', 'b']);
+    expect(budget.inUse).toBe(100);
+    heldB.release();
+    b.release();
+    expect(budget.inUse).toBe(0);
+  });
+
+  it('a holder waiting on a request that will finish (holding, not waiting) is not run past the capacity', async () => {
+    const budget = new MediaBudget(100, 1000);
+    const running = await budget.acquire(60);
+    const body = await budget.acquire(30);
+    const more = budget.acquire(50, undefined, body);
+    expect(await settled(more)).toBe('pending');
+    running.release();
+    expect((await more).bytes).toBe(50);
+    expect(budget.inUse).toBe(80);
+  });
+
   it('a request larger than the whole budget takes all of it (runs alone) rather than never', async () => {
     const budget = new MediaBudget(100, 1000);
     const big = await budget.acquire(1000);

@@ -5,7 +5,10 @@
 // 127.0.0.1; the download source is a local server (allowPrivateUrls).
 import { createServer, request, type Server, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pixelReservation } from '../../src/engine/pixel-reservation.js';
+import { decodeCost } from '../../src/media/pixel-memory.js';
 import { tinyJpeg } from '../fixtures/make.js';
 import { b64, expectError, http, listen, makeApp, type HttpResult, type TestApp } from './helpers.js';
 
@@ -218,5 +221,48 @@ describe('the bytes come back however a request ends', () => {
     await until('the body is being read', () => d.budget.inUse > 0);
     socket.destroy();
     await until('the body is given back', () => d.budget.inUse === 0);
+  });
+});
+
+// Issue 34: the pixels a file decodes count in the budget, taken from its header before it goes to
+// a worker (engine/pixel-reservation.ts). A file of a few hundred bytes can decode to megabytes.
+describe('the pixels a file decodes count in the budget too', () => {
+  let d: Awaited<ReturnType<typeof daemon>>;
+  beforeAll(async () => {
+    d = await daemon(300);
+  });
+  afterAll(() => d.t.close());
+
+  it('a tiny PNG whose pixels do not fit beside what others hold waits, then 503 with its call given back; with room it is served', async () => {
+    // 256 x 256 RGBA, flat: a few hundred bytes, 1.5 MB of pixels as the checks count them (more
+    // than the whole 1 MiB budget: it takes all of it beside its own bytes, so it runs alone).
+    const png = Buffer.from(await sharp({ create: { width: 256, height: 256, channels: 4, background: { r: 1, g: 2, b: 3, alpha: 0.5 } } }).png().toBuffer());
+    expect(png.length).toBeLessThan(2048);
+    expect(pixelReservation(png, ['generator_metadata'])).toBe(decodeCost(256, 256, false));
+    const upload = await http(d.base, 'POST', '/v1/uploads', { key: d.key, body: new Uint8Array(png), headers: { 'content-type': 'image/png' } });
+    expect(upload.status).toBe(201);
+    const start = used(await http(d.base, 'POST', '/v1/detect', { key: d.key, json: { upload: upload.body.id, checks: ['c2pa'] } }));
+
+    // Another request holds 600 KB: its multipart body is declared and not sent yet.
+    const socket = connect(Number(new URL(d.base).port), '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    socket.on('error', () => {});
+    socket.write(`POST /v1/detect HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${d.key}\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 600000\r\n\r\n`);
+    await until('the body is held', () => d.budget.inUse === 600_000);
+
+    // The upload's bytes fit beside it; its pixels do not.
+    const refused = await http(d.base, 'POST', '/v1/detect', { key: d.key, json: { upload: upload.body.id } });
+    const error = expectError(refused, 503, 'server_busy');
+    expect(error.message).toMatch(/memory for media \(1 MiB\)/);
+    expect(used(refused)).toBe(start);
+    // A file no pixel check decodes (only c2pa asked for) needs no room for pixels.
+    expect((await http(d.base, 'POST', '/v1/detect', { key: d.key, json: { upload: upload.body.id, checks: ['c2pa'] } })).status).toBe(200);
+
+    socket.destroy();
+    await until('the body is given back', () => d.budget.inUse === 0);
+    const served = await http(d.base, 'POST', '/v1/detect', { key: d.key, json: { upload: upload.body.id } });
+    expect(served.status).toBe(200);
+    expect(used(served)).toBe(start + 2);
+    expect(d.budget.inUse).toBe(0);
   });
 });

@@ -3,6 +3,7 @@
 // none for a refused request, given back when the check fails), under the plan's burst limit;
 // the answer carries the card drawn by src/report/card.ts and the /v1 result.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { tmpdir } from 'node:os';
@@ -164,5 +165,87 @@ describe('the Verify page with the worker pool on', () => {
     expect(body.result.media.type).toBe('image/jpeg');
     expect(body.html).toMatch(/<img class="file-thumb" src="data:image\/webp;base64,/);
     expect(logged.filter((l) => /"level":(40|50)/.test(l))).toEqual([]);
+// Issue 34, item 5: who sent a Verify body is settled from its headers before a byte of it is
+// read, and a body that is read counts in the media budget like a /v1/detect body.
+describe('the body is read only for the signed-in page, and counted', () => {
+  const MB = 1_048_576;
+
+  /** Sends the headers and `sent` bytes of a body declared as `declared`; resolves with what the
+   * daemon answered before the client sent more, and whether it then closed the connection. */
+  async function partial(headers: Record<string, string>, declared: number, sent: number) {
+    const socket = connect(Number(new URL(t.base).port), '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    socket.on('error', () => {});
+    const head = Object.entries({ host: new URL(t.base).host, 'content-type': 'application/octet-stream', 'content-length': String(declared), ...headers })
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
+    let text = '';
+    socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
+    const closed = new Promise<void>((r) => socket.once('close', () => r()));
+    socket.write(`POST /verify/detect HTTP/1.1\r\n${head}\r\n`);
+    socket.write(Buffer.alloc(sent, 1));
+    // Bounded: an answer that waits for the rest of the body never comes.
+    const answered = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), 3000);
+      const look = () => {
+        if (/\r\n\r\n[\s\S]*\}/.test(text)) {
+          clearTimeout(timer);
+          resolve(true);
+        }
+      };
+      socket.on('data', look);
+    });
+    const closedSoon = await Promise.race([closed.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 3000))]);
+    socket.destroy();
+    return { answered, status: Number(/^HTTP\/1\.1 (\d+)/.exec(text)?.[1]), text, closed: closedSoon };
+  }
+
+  it('without a session, a declared 25 MB body is answered 401 after 64 KB of it, and the connection is closed', async () => {
+    const r = await partial({}, 25 * MB, 64 * 1024);
+    expect(r.answered).toBe(true);
+    expect(r.status).toBe(401);
+    expect(r.text).toMatch(/connection: close/i);
+    expect(r.closed).toBe(true);
+  });
+
+  it('with a session and no CSRF token (or a wrong one), the same: 403 before the body', async () => {
+    const { c, csrf } = await signedIn('unread@example.com');
+    const cookie = [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    for (const token of [undefined, 'A'.repeat(43)]) {
+      const r = await partial({ cookie, ...(token ? { 'x-csrf-token': token } : {}) }, 25 * MB, 64 * 1024);
+      expect(r.answered).toBe(true);
+      expect(r.status).toBe(403);
+      expect(r.closed).toBe(true);
+    }
+    // Declared over the page's limit: refused from the header too.
+    const big = await partial({ cookie, 'x-csrf-token': csrf }, 26 * MB, 1024);
+    expect(big.status).toBe(413);
+    expect(big.text).toContain('media_too_large');
+    expect(await used(c)).toBe(0);
+  });
+
+  it("the page's body takes its declared length from the media budget while it is read, and gives it back", async () => {
+    const budget = t.app.services.mediaBudget;
+    const { c, csrf } = await signedIn('counted@example.com');
+    const cookie = [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const socket = connect(Number(new URL(t.base).port), '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    socket.on('error', () => {});
+    const file = tinyJpeg({ seed: 34 });
+    socket.write(
+      `POST /verify/detect HTTP/1.1\r\nHost: ${new URL(t.base).host}\r\nCookie: ${cookie}\r\nX-CSRF-Token: ${csrf}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${file.length}\r\n\r\n`,
+    );
+    socket.write(file.subarray(0, 10));
+    const deadline = Date.now() + 3000;
+    while (budget.inUse !== file.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(budget.inUse).toBe(file.length);
+    let text = '';
+    socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
+    socket.write(file.subarray(10));
+    while (!/\r\n\r\n[\s\S]*\}$/.test(text) && Date.now() < deadline + 5000) await new Promise((r) => setTimeout(r, 10));
+    socket.destroy();
+    expect(text).toMatch(/^HTTP\/1\.1 200/);
+    expect(budget.inUse).toBe(0);
+    expect(await used(c)).toBe(1);
   });
 });

@@ -23,6 +23,10 @@ export interface MediaHold {
 
 interface Waiter {
   bytes: number;
+  /** A request that already holds bytes, taking more (acquire's `holding`). */
+  ahead: boolean;
+  /** What it holds already (null: nothing), which stays out while it waits. */
+  own?: MediaHold | null;
   grant(hold: MediaHold): void;
   refuse(err: Error): void;
 }
@@ -33,6 +37,8 @@ export const DEFAULT_MEDIA_WAIT_MS = 10_000;
 export class MediaBudget {
   private used = 0;
   private readonly queue: Waiter[] = [];
+  /** Every hold with bytes in it. */
+  private readonly outstanding = new Set<MediaHold>();
 
   /**
    * @param capacity  bytes of media held at once, over every request
@@ -63,11 +69,24 @@ export class MediaBudget {
    * than never). Resolves at once when they fit and nobody waits before; else waits its turn.
    * Rejects with 503 server_busy after `waitMs`, or with `signal`'s reason once it aborts (the
    * client went away); either way nothing stays taken.
+   *
+   * `holding`: the caller already holds this hold (null: nothing) and now needs more to finish
+   * (the pixels its file decodes, known once the file is in hand). It waits before every request
+   * that holds nothing yet, behind only earlier such callers: queued behind new arrivals, which
+   * wait for the room it holds, it would wait out its whole wait for nothing. It takes at most
+   * what the budget has beside its own bytes, so that alone it always fits. And when every hold
+   * out is one of such waiting callers' own, none would ever be given back: the first of them is
+   * then granted past the capacity (by at most the others' bytes) rather than all waiting out
+   * their wait for each other.
    */
-  acquire(bytes: number, signal?: AbortSignal): Promise<MediaHold> {
-    const want = Math.min(Math.max(0, Math.ceil(bytes)), this.capacity);
+  acquire(bytes: number, signal?: AbortSignal, holding?: MediaHold | null): Promise<MediaHold> {
+    const ahead = holding !== undefined;
+    const room = this.capacity - Math.min(this.capacity, Math.max(0, holding?.bytes ?? 0));
+    const want = Math.min(Math.max(0, Math.ceil(bytes)), room);
     if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.queue.length === 0 && this.used + want <= this.capacity) return Promise.resolve(this.take(want));
+    const before = ahead ? this.queue.findIndex((w) => !w.ahead) : this.queue.length;
+    const queuedBefore = before < 0 ? this.queue.length : before;
+    if (queuedBefore === 0 && this.used + want <= this.capacity) return Promise.resolve(this.take(want));
     return new Promise<MediaHold>((resolve, reject) => {
       const settle = () => {
         clearTimeout(timer);
@@ -75,6 +94,8 @@ export class MediaBudget {
       };
       const waiter: Waiter = {
         bytes: want,
+        ahead,
+        own: holding,
         grant: (hold) => {
           settle();
           resolve(hold);
@@ -95,8 +116,20 @@ export class MediaBudget {
       const timer = setTimeout(() => leave(this.busyError()), this.waitMs);
       const onAbort = () => leave(signal!.reason instanceof Error ? signal!.reason : new Error('aborted'));
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.queue.push(waiter);
+      this.queue.splice(queuedBefore, 0, waiter);
+      this.breakDeadlock();
     });
+  }
+
+  /** Grants the first waiting holder past the capacity when every hold out belongs to a waiting
+   * holder (acquire's `holding`): nothing held would ever come back otherwise. */
+  private breakDeadlock(): void {
+    const head = this.queue[0];
+    if (!head?.ahead) return;
+    const waitingOwn = new Set(this.queue.filter((w) => w.ahead && w.own).map((w) => w.own));
+    for (const hold of this.outstanding) if (!waitingOwn.has(hold)) return;
+    this.queue.shift();
+    head.grant(this.take(head.bytes));
   }
 
   /** 503 server_busy; Retry-After as long as this request waited (at least a second). */
@@ -116,10 +149,11 @@ export class MediaBudget {
     const give = (n: number) => {
       held -= n;
       this.used -= n;
+      if (held === 0) this.outstanding.delete(hold);
       this.onFreed?.(n);
       this.grantWaiting();
     };
-    return {
+    const hold: MediaHold = {
       get bytes() {
         return held;
       },
@@ -131,6 +165,8 @@ export class MediaBudget {
         if (held > 0) give(held);
       },
     };
+    if (held > 0) this.outstanding.add(hold);
+    return hold;
   }
 
   /** Grants waiters from the head while they fit; the first that does not fit stops the rest. */
@@ -139,6 +175,7 @@ export class MediaBudget {
       const next = this.queue.shift()!;
       next.grant(this.take(next.bytes));
     }
+    this.breakDeadlock();
   }
 }
 

@@ -3,6 +3,9 @@
 // batching, time limits and crash handling with real threads:
 //   "ok:<name>"   answer at once          "slow:<ms>"  busy for <ms>, then answer
 //   "hang"        never answer            "crash"      end the thread with exit code 3
+//   "hold:<kib>"  take <kib> KiB in the process's decoded-pixel gate as a decode does (the
+//                 gate's and the ledger's shared memory from workerData, as PixelGate lays them
+//                 out: KiB held at index 0 of each), then never answer
 // A worker thread cannot load the TypeScript sources, so the progress writes below mirror
 // markTaskStarted / markIdle (start at index 1 before id at index 0; 0 when idle).
 import { parentPort, workerData } from 'node:worker_threads';
@@ -16,6 +19,11 @@ async function run(task, batchSize) {
   const [kind, arg] = task.source.split(':');
   if (kind === 'crash') process.exit(3);
   if (kind === 'hang') await new Promise(() => {});
+  if (kind === 'hold') {
+    Atomics.add(new Int32Array(workerData.pixelGate), 0, Number(arg));
+    Atomics.add(new Int32Array(workerData.pixelLedger), 0, Number(arg));
+    await new Promise(() => {});
+  }
   if (kind === 'slow') {
     const until = Date.now() + Number(arg);
     while (Date.now() < until); // busy, as a file being read and hashed is

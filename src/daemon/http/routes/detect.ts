@@ -15,6 +15,8 @@ import { readPooledBody } from '../pooled-body.js';
 import { DownloadError, fetchMedia } from '../../media/fetch-media.js';
 import { DETECT_JSON_MAX_BODY, DETECT_MULTIPART_MAX_BODY, INLINE_MAX_BYTES, REMOTE_MAX_BYTES, SMALL_BODY, tooLargeMessage } from '../../contract/limits.js';
 import type { MediaHold } from '../../media/media-budget.js';
+import { pixelReservation } from '../../../engine/pixel-reservation.js';
+import { holdMedia } from '../media-hold.js';
 import { limitsOf } from '../../accounts/plans.js';
 import { isoSeconds } from '../../contract/time.js';
 import {
@@ -48,23 +50,7 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
   app.decorateRequest('bodyLease', null);
   app.decorateRequest('mediaHold', null);
 
-  /**
-   * Takes `bytes` from the media budget for this request (503 server_busy after the budget's
-   * wait). A client that hangs up while it waits leaves the queue at once rather than holding its
-   * place: its socket's close aborts the wait.
-   */
-  async function holdMedia(request: FastifyRequest, bytes: number): Promise<MediaHold> {
-    const socket = request.raw.socket;
-    const gone = new AbortController();
-    const onClose = () => gone.abort(new ApiError('invalid_request', 'The client closed the connection while its request waited for memory.'));
-    if (socket.destroyed) onClose();
-    else socket.once('close', onClose);
-    try {
-      return await mediaBudget.acquire(bytes, gone.signal);
-    } finally {
-      socket.off('close', onClose);
-    }
-  }
+  const takeMedia = (request: FastifyRequest, bytes: number, holding?: MediaHold | null) => holdMedia(mediaBudget, request, bytes, holding);
 
   /**
    * Writes X-Quota-* and RateLimit-* on every response of an authenticated request. This hook
@@ -119,7 +105,7 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
         const record = await services.uploads.find(source.id, request.auth!.account.id);
         if (!record) throw missing();
         // Its size from its record, so the budget is taken before the file is read into memory.
-        request.mediaHold = await holdMedia(request, record.bytes);
+        request.mediaHold = await takeMedia(request, record.bytes);
         const bytes = await services.uploads.readBytes(record);
         if (!bytes) throw missing();
         // New uploads are never empty (POST /v1/uploads refuses zero bytes); this covers a file
@@ -133,7 +119,7 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
         // declares its Content-Length the rest goes back, so small files do not wait on the cap;
         // a body without one keeps the cap until it is read. Reserving as bytes stream in instead
         // would let every download start and then stall halfway, each holding part of a file.
-        const hold = await holdMedia(request, REMOTE_MAX_BYTES);
+        const hold = await takeMedia(request, REMOTE_MAX_BYTES);
         request.mediaHold = hold;
         const bytes = await fetchMedia(source.url, {
           allowPrivate: services.allowPrivateUrls,
@@ -161,7 +147,7 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
     // declared over the limit is refused unread by readPooledBody.
     const declared = Number(request.headers['content-length'] ?? NaN);
     const mayHoldFile = !(declared <= SMALL_BODY) && !(declared > DETECT_JSON_MAX_BODY);
-    const hold = mayHoldFile ? await holdMedia(request, Number.isNaN(declared) ? DETECT_JSON_MAX_BODY : declared) : undefined;
+    const hold = mayHoldFile ? await takeMedia(request, Number.isNaN(declared) ? DETECT_JSON_MAX_BODY : declared) : undefined;
     let body: Awaited<ReturnType<typeof readPooledBody>>;
     try {
       body = await readPooledBody(payload, request.headers['content-length'], DETECT_JSON_MAX_BODY, bodyBuffers);
@@ -271,7 +257,7 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
           // The body is still unread: its declared length (multipartLength refused one over the
           // limit), or the largest allowed, is taken before busboy reads the file part.
           const declared = Number(request.headers['content-length'] ?? NaN);
-          request.mediaHold = await holdMedia(request, Number.isNaN(declared) ? DETECT_MULTIPART_MAX_BODY : declared);
+          request.mediaHold = await takeMedia(request, Number.isNaN(declared) ? DETECT_MULTIPART_MAX_BODY : declared);
           input = await readMultipartDetect(request, catalogue);
         } else {
           input = await decodeInline(parseJsonDetect(request.body, catalogue));
@@ -348,7 +334,12 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
       store.commit().catch((e) => request.log.error({ err: e }, 'store write failed'));
       throw err;
     }
+    let pixels: MediaHold | undefined;
     try {
+      // The pixels the checks may decode count in the budget too, taken from the header before
+      // the file goes to a worker (engine/pixel-reservation.ts); a 503 gives the call back.
+      const decoded = pixelReservation(bytes, input.checks);
+      if (decoded > 0) pixels = await takeMedia(request, decoded, request.mediaHold ?? null);
       const result = await pool.detect(bytes, input.checks);
       // The counted call is on disk before its 200 leaves.
       await store.commit();
@@ -357,6 +348,8 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
       await quota.release(reservation);
       store.commit().catch((e) => request.log.error({ err: e }, 'store write failed'));
       throw err;
+    } finally {
+      pixels?.release();
     }
   }
 }

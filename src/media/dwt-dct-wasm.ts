@@ -4,10 +4,9 @@
 // dwt-dct.ts, chroma-upsampling.ts), which the tests hold them to.
 //
 // One instance per thread, reused: its memory holds a picture's pixels and every plane made from
-// them (about 8 bytes a pixel), and memory fresh from the system costs a page fault per 4 KiB on
-// first touch (some 3 ms for a 2 MP picture, as much as its reading). WebAssembly memory never
-// shrinks, so a thread keeps what its largest picture needed: at most about 50 MB, since the
-// check reads no picture past 2048 x 2048 (invisible-watermark.ts).
+// them, and memory fresh from the system costs a page fault per 4 KiB on first touch (some 3 ms
+// for a 2 MP picture, as much as its reading). WebAssembly memory never shrinks, so a thread
+// keeps what its largest picture needed, at most KEEP_KERNEL_BYTES.
 import { blockGrid } from './dwt-dct.js';
 import { DWT_DCT_WASM } from './dwt-dct-wasm-bytes.js';
 import { thomas } from './chroma-upsampling.js';
@@ -30,21 +29,33 @@ interface Kernels {
 
 // cos(2 pi LL / 18) = cos(2 pi sum / 36) for each sum mod 36, as dwt-dct-crop.ts tabulates it.
 const LATTICE_COS = Float64Array.from({ length: 36 }, (_, r) => Math.cos((2 * Math.PI * r) / 36));
+/** The crop search reads pictures of at most this many pixels a side (invisible-watermark.ts). */
+const CROP_SIDE = 1536;
 /** Grid phases of the crop search. */
 const PHASES = 64;
 
 /** The kernels' x mod 36 (for the tests: it must equal JavaScript's x % 36). */
 export function wasmRemainder36(x: number): number {
-  return instantiate().remainder36(x);
+  return instantiate(0).remainder36(x);
 }
 
 let compiled: WebAssembly.Module | undefined;
 
 let instance: Kernels | undefined;
 
-function instantiate(): Kernels {
+/** The most memory the thread's instance may keep between pictures. The check reads pictures of
+ * at most 2048 x 2048 pixels (4.2 MP, invisible-watermark.ts) and lays one out in about 7 bytes a
+ * pixel (the pixels, the two orders' cell sums, the unsmoothed coefficients), 30 MB at most with
+ * the crop search's planes (pictures up to 1536 x 1536); past this bound (a caller reading a
+ * larger picture), the instance is used for that picture alone and left to the collector. */
+export const KEEP_KERNEL_BYTES = 32 * 1024 * 1024;
+
+/** The thread's instance, or, for a layout past KEEP_KERNEL_BYTES, one for that picture alone. */
+function instantiate(bytes: number): Kernels {
   compiled ??= new WebAssembly.Module(Buffer.from(DWT_DCT_WASM, 'base64'));
-  instance ??= new WebAssembly.Instance(compiled, {}).exports as unknown as Kernels;
+  const fresh = () => new WebAssembly.Instance(compiled!, {}).exports as unknown as Kernels;
+  if (bytes > KEEP_KERNEL_BYTES) return fresh();
+  instance ??= fresh();
   return instance;
 }
 
@@ -59,7 +70,7 @@ const PADDING = 32;
  * use. Only the newest WasmReadings of a thread may be read (the next one overwrites the memory):
  * the check reads one picture at a time, synchronously. */
 export class WasmReadings {
-  private readonly kernels = instantiate();
+  private readonly kernels: Kernels;
   private readonly cellsWide: number;
   private readonly cellsHigh: number;
   private readonly wide: number;
@@ -85,6 +96,10 @@ export class WasmReadings {
     this.ll = align(this.blocks + this.wide * this.high);
     this.coefficients = align(this.ll + 8 * cells);
     const end = this.coefficients + 16 * (this.cellsWide + this.cellsHigh);
+    // The crop search's planes come after (phases()), about 3.5 bytes a pixel more, for the
+    // pictures it reads (the check's: at most 1536 pixels a side).
+    const crop = width <= CROP_SIDE && height <= CROP_SIDE ? Math.ceil(3.5 * width * height) : 0;
+    this.kernels = instantiate(end + crop);
     this.kernels.reserve(end);
     new Uint8Array(this.kernels.memory.buffer, pixelsAt, data.length).set(data);
     this.kernels.cellSums(pixelsAt, width, height, channels, this.bgr, this.rgb);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { MAX_WATERMARK_PIXELS, MIN_WATERMARK_PIXELS } from '../src/detectors/invisible-watermark.js';
 import { decodePixels, readPixelHeader } from '../src/media/pixels.js';
 import { sniffMediaType } from '../src/media/sniff.js';
+import { pictureSize } from '../src/media/picture-size.js';
 
 const files = readdirSync(process.argv[2]!, { recursive: true, withFileTypes: true })
   .filter((e) => e.isFile())
@@ -22,7 +23,8 @@ for (const path of files.filter((_, i) => i % n === k)) {
   const bytes = new Uint8Array(readFileSync(path));
   const type = await sniffMediaType(bytes);
   if (type !== 'image/png' && type !== 'image/jpeg' && type !== 'image/webp') continue;
-  const { width, height } = await readPixelHeader(bytes);
+  // The size from the header bytes (as the check reads it), sharp's metadata only where they are not plain.
+  const { width, height } = pictureSize(bytes, type) ?? (await readPixelHeader(bytes));
   if (width * height < MIN_WATERMARK_PIXELS || width * height > MAX_WATERMARK_PIXELS) continue;
   const pixels = await decodePixels(bytes);
   lines.push(String(pixels.width * pixels.height));

@@ -281,7 +281,7 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
     if (!options.quiet) io.stderr.write(`provenance: checking with the API at ${remote.apiUrl} (--local checks on this machine).\n`);
   } else {
     inProcess = p.concurrency === 1 || single;
-    checker = inProcess ? inProcessChecker(detectOptions, io.stdin, single && p.concurrency !== 1) : await poolChecker(cappedWorkers(p.concurrency, io), detectOptions, io.stdin);
+    checker = inProcess ? inProcessChecker(detectOptions, io.stdin) : await poolChecker(cappedWorkers(p.concurrency, io), detectOptions, io.stdin);
     if (p.incremental) {
       // Loaded only now: plain `check` never loads the cache or its native package.
       const { ScanCache, scanScope, ndjsonLine, objectIdentity } = await import('../engine/scan-cache.js');

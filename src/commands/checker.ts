@@ -3,7 +3,6 @@
 import { attachDetails, detailsOfResult } from '../detectors/c2pa-manifest.js';
 import type { DetectOptions } from '../engine/detect.js';
 import { newCheckId } from '../engine/ids.js';
-import { PixelOffload } from '../engine/pixel-offload.js';
 import { InputError } from '../engine/input-error.js';
 import { readInput, type InputItem } from '../engine/inputs.js';
 import { objectBudget } from '../engine/read-budget.js';
@@ -38,24 +37,19 @@ function failed(source: string, err: unknown): Outcome {
   throw err;
 }
 
-/**
- * Checks in this thread, through the library check()'s own step from bytes to a result. With
- * `offloadPixels` (one file, not --concurrency 1, which asks for one thread), the pixel check
- * runs on a second thread beside the others (engine/pixel-offload.ts).
- */
-export function inProcessChecker(options: DetectOptions, stdin: NodeJS.ReadableStream, offloadPixels = false): Checker {
-  const offload = offloadPixels ? new PixelOffload() : undefined;
+/** Checks in this thread, through the library check()'s own step from bytes to a result. */
+export function inProcessChecker(options: DetectOptions, stdin: NodeJS.ReadableStream): Checker {
   return {
     async check(item) {
       try {
         const bytes = await readInput(item, stdin);
-        const result = await checkBytes(bytes, options, undefined, offload);
+        const result = await checkBytes(bytes, options);
         return { source: item.source, ok: true, result, hints: await readHints(bytes) };
       } catch (err) {
         return failed(item.source, err);
       }
     },
-    close: async () => offload?.close(),
+    close: async () => {},
   };
 }
 

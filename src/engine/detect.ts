@@ -29,35 +29,15 @@ export async function describeMedia(bytes: Uint8Array): Promise<Media> {
   return { bytes, type: await sniffMediaType(bytes), sha256 };
 }
 
-/** Runs a file's pixel check elsewhere (engine/pixel-offload.ts: on a thread of its own). */
-export interface PixelRunner {
-  /** Whether the file's pixel check is worth running elsewhere. */
-  worth(media: Media): boolean;
-  /** Its match, or undefined when it could not be had there (then it runs here). */
-  run(bytes: Uint8Array, options: DetectOptions): Promise<Match | undefined>;
-}
-
-/**
- * `offload`: run the pixel check elsewhere (pixel-offload.ts, a thread of its own), started
- * before the other checks so that they overlap it; the CLI's one-file check asks for it.
- */
-export async function detect(bytes: Uint8Array, options: DetectOptions = {}, offload?: PixelRunner): Promise<DetectionResult> {
+export async function detect(bytes: Uint8Array, options: DetectOptions = {}): Promise<DetectionResult> {
   const started = performance.now();
   const checks = resolveChecks(options.checks, options.catalogue);
   const media = await describeMedia(bytes);
   const context: DetectContext = options.trustAnchorsPem ? { trustAnchorsPem: options.trustAnchorsPem } : {};
-  const away = offload && checks.includes('invisible_watermark') && offload.worth(media) ? offload.run(bytes, options) : undefined;
   const matches: Match[] = [];
   trackPixels(bytes);
   try {
-    for (const id of checks) {
-      if (away && id === 'invisible_watermark') continue;
-      matches.push(await runCheck(detectorById(id), media, context));
-    }
-    if (away) {
-      const at = checks.indexOf('invisible_watermark');
-      matches.splice(at, 0, (await away) ?? (await runCheck(detectorById('invisible_watermark'), media, context)));
-    }
+    for (const id of checks) matches.push(await runCheck(detectorById(id), media, context));
   } finally {
     // The checks share one decode of the file's pixels (pixels.ts); once they are done it is
     // dropped and its bytes go back to the process's bound on decoded pixels. A large one is

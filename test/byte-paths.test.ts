@@ -88,8 +88,9 @@ describe.skipIf(process.platform === 'win32')('a file whose name is not valid UT
     const odd = oddFolder('readable');
     const run = await runCli(['check', odd]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain(`\n${odd}/bad\\xffname.jpg\n  image/jpeg · `);
-    expect(run.stdout).toContain(`${odd}/bad\\xfedir/inner.jpg\n  image/jpeg · `);
+    // The heading, then the card's verdict line (issue 31), then the media line.
+    expect(run.stdout).toContain(`\n${odd}/bad\\xffname.jpg\n  No AI marker found (that proves nothing)\n  image/jpeg · `);
+    expect(run.stdout).toContain(`${odd}/bad\\xfedir/inner.jpg\n  No AI marker found (that proves nothing)\n  image/jpeg · `);
     expect(run.stdout).toContain('3 files checked');
     expect(run.stdout).not.toContain('\uFFFD');
   });
@@ -112,7 +113,7 @@ describe.skipIf(process.platform === 'win32')('a file whose name is not valid UT
     ]);
     const readable = shCli(odd, "check \"$(printf 'bad\\377name.jpg')\"");
     expect(readable.code, readable.stderr).toBe(0);
-    expect(readable.stdout).toMatch(/^bad\\xffname\.jpg\n {2}image\/jpeg · /);
+    expect(readable.stdout).toMatch(/^bad\\xffname\.jpg\n {2}No AI marker found \(that proves nothing\)\n {2}image\/jpeg · /);
   });
 
   it('named on the command line: several names that fit are ambiguous, none is not_found, both said plainly', () => {

@@ -101,7 +101,9 @@ main();
 `;
 
 type Json = Record<string, unknown>;
-const comparable = ({ id: _id, duration_ms: _d, hints: _h, source: _s, ...rest }: Json) => rest;
+// Without the verdict (issue 31): the library's check() and scan() and the CLI's lines carry one,
+// the /v1 client's answers keep the hosted shape; the verdicts are compared on their own below.
+const comparable = ({ id: _id, duration_ms: _d, hints: _h, source: _s, verdict: _v, ...rest }: Json) => rest;
 
 describe('npm pack, installed into a new TypeScript project', () => {
   let daemon: DaemonProcess;
@@ -153,7 +155,10 @@ describe('npm pack, installed into a new TypeScript project', () => {
     const files = readdirSync(EXAMPLES).sort().map((n) => join(EXAMPLES, n));
     const bySource = new Map(cli.map((l) => [l.source as string, l]));
     expect(cli.map((l) => l.source)).toEqual([...files, join(EXAMPLES, 'missing.jpg')]);
-    for (const line of output.checked) expect(comparable(line.result as Json), line.source as string).toEqual(comparable(bySource.get(line.source as string)!));
+    for (const line of output.checked) {
+      expect(comparable(line.result as Json), line.source as string).toEqual(comparable(bySource.get(line.source as string)!));
+      expect((line.result as Json).verdict, line.source as string).toEqual(bySource.get(line.source as string)!.verdict);
+    }
     expect(output.scanned.map((l) => l.source)).toEqual(cli.map((l) => l.source));
     for (const line of output.scanned) {
       const expected = bySource.get(line.source as string)!;

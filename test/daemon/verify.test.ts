@@ -165,6 +165,9 @@ describe('the Verify page with the worker pool on', () => {
     expect(body.result.media.type).toBe('image/jpeg');
     expect(body.html).toMatch(/<img class="file-thumb" src="data:image\/webp;base64,/);
     expect(logged.filter((l) => /"level":(40|50)/.test(l))).toEqual([]);
+  });
+});
+
 // Issue 34, item 5: who sent a Verify body is settled from its headers before a byte of it is
 // read, and a body that is read counts in the media budget like a /v1/detect body.
 describe('the body is read only for the signed-in page, and counted', () => {

@@ -67,11 +67,12 @@ async function oursChild(files: string[]): Promise<void> {
   console.log(JSON.stringify({ ms, bits }));
 }
 
-const REFERENCE_PY = String.raw`
+// Both reference scripts start so: the checkout on the path (argv[1]), and imwatermark/__init__'s
+// rivaGan method, which needs torch and onnxruntime, stubbed where they are absent (dwtDct needs
+// neither; the code timed is untouched); OpenCV on one thread.
+const REFERENCE_PREAMBLE = String.raw`
 import json, sys, time, types
 sys.path.insert(0, sys.argv[1])
-# imwatermark/__init__ imports its rivaGan method, which needs torch and onnxruntime; dwtDct
-# needs neither, so absent ones are stubbed (the code timed is untouched).
 for name in ('torch', 'onnxruntime'):
     try:
         __import__(name)
@@ -80,6 +81,9 @@ for name in ('torch', 'onnxruntime'):
 import cv2, numpy as np
 cv2.setNumThreads(1)
 from imwatermark import WatermarkDecoder
+`;
+
+const REFERENCE_PY = REFERENCE_PREAMBLE + String.raw`
 SDXL = [int(b) for b in bin(0b101100111110110010010000011110111011000110011110)[2:]]
 PAYLOADS = [('sdxl48', SDXL)] + [(t, list(np.unpackbits(np.frombuffer(t.encode(), dtype=np.uint8)))) for t in ('StableDiffusionV1', 'StableDiffusionV1-Inpainting', 'SDV2', 'InvokeAI')]
 files = sys.argv[2:]
@@ -101,17 +105,7 @@ print(json.dumps({'ms': (time.perf_counter() - start) * 1000, 'bits': bits}))
 
 // The reference as a user runs it on the files (issue 32's whole-process row): one process, the
 // interpreter's start and imports included, cv2.imread and the 48-bit SDXL message per file.
-const REFERENCE_WHOLE_PY = String.raw`
-import sys, types
-sys.path.insert(0, sys.argv[1])
-for name in ('torch', 'onnxruntime'):
-    try:
-        __import__(name)
-    except ImportError:
-        sys.modules[name] = types.ModuleType(name)
-import cv2
-cv2.setNumThreads(1)
-from imwatermark import WatermarkDecoder
+const REFERENCE_WHOLE_PY = REFERENCE_PREAMBLE + String.raw`
 for path in sys.argv[2:]:
     img = cv2.imread(path)
     try:

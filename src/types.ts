@@ -93,6 +93,9 @@ export interface WatermarkRecord {
 }
 
 export interface Match {
+  /** One of DETECTOR_IDS from this build's engine. From a remote API, possibly a lower-case id
+   * this build does not know (a detector the hosted catalogue added later: client/v1-shapes.ts
+   * passes it through), so readers keep a default for an id they do not handle. */
   check: DetectorId;
   result: CheckResult;
   confidence: number;

@@ -430,16 +430,90 @@ describe('InvokeAI 2.x Dream and sd-metadata', () => {
   });
 });
 
-describe('Midjourney and a bare DigImageGUID', () => {
-  // Iptc4xmpExt:DigImageGUID is the IPTC Extension's "Digital Image GUID", which any creator or
-  // editor may set; no Midjourney code or documentation ties it to Midjourney, so alone it names
-  // nobody. Midjourney's own record is the Description with its Job ID (tested elsewhere).
-  it('a DigImageGUID alone is not_found; with trainedAlgorithmicMedia it is the unnamed source type', async () => {
+describe("Midjourney's XMP job id without its Description", () => {
+  // What a midjourney.com download carries, field by field, as the tools that read it take it:
+  // picteus/picteus extensions/instances/midjourney/src/instructions.ts (MidjourneyConstants:
+  // tEXt `Creation Time`, `Author`, `Description` "... Job ID: <uuid>", and the iTXt
+  // `XML:com.adobe.xmp` packet whose rdf:Description holds the attributes
+  // iptcExt:DigImageGUID and iptcExt:DigitalSourceType, parseMetadata) with the values of its
+  // main.test.ts (DigImageGUID = the Job ID, DigitalSourceType
+  // https://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia); the packet's layout
+  // (prefix `iptcExt` bound to the IPTC Extension namespace, exiv2's x:xmptk, one self-closing
+  // rdf:Description) as such a PNG's packet is printed in a public write-up. Ktiseos-Nyx/
+  // Dataset-Tools dataset_tools/vendored_sdpr/format/midjourney.py reads the same
+  // iptcExt:DigImageGUID as its XMP_DIGITAL_GUID signature.
+  const JOB = 'd95be554-d446-4c51-ad75-e00d9f9bbb35';
+  const AI_TYPE = 'https://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia';
+  const packet = (guid: string, type: string) =>
+    [
+      '<?xpacket begin="\uFEFF" id="W5M0MpCehiHzreSzNTczkc9d"?>',
+      '<x:xmpmeta xmlns:x="adobe:ns:meta/" x:xmptk="XMP Core 4.4.0-Exiv2">',
+      ' <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">',
+      '  <rdf:Description rdf:about=""',
+      '    xmlns:iptcExt="http://iptc.org/std/Iptc4xmpExt/2008-02-29/"',
+      `   iptcExt:DigImageGUID="${guid}"`,
+      `   iptcExt:DigitalSourceType="${type}"/>`,
+      ' </rdf:RDF>',
+      '</x:xmpmeta>',
+      '<?xpacket end="w"?>',
+    ].join('\n');
+  const description = `https://s.mj.run/jhiJzyVBla8 Editorial fashion, photo by Tim Walker --chaos 16 --ar 4:5 Job ID: ${JOB}`;
+  const hint = {
+    result: 'found',
+    confidence: 0.65,
+    generator: { tool: 'midjourney', app: 'Midjourney', where: 'xmp:Iptc4xmpExt:DigImageGUID' },
+    note: `Named Midjourney from XMP Iptc4xmpExt:DigImageGUID ${JOB} (a job id, as Midjourney writes it) beside DigitalSourceType trainedAlgorithmicMedia; both are IPTC fields that any tool could write.`,
+  };
+
+  it('the whole download reads from its Description, as before (0.85, no note)', async () => {
+    const png = pngWithText(tEXt('Creation Time', 'Thu, 20 Jun 2024 22:50:03 GMT'), tEXt('Author', 'Grand Daron'), tEXt('Description', description), iTXt('XML:com.adobe.xmp', packet(JOB, AI_TYPE)));
+    expect(await judge(png)).toEqual({
+      result: 'found',
+      confidence: 0.85,
+      generator: { tool: 'midjourney', app: 'Midjourney', where: 'png:tEXt:Description', prompt: description.slice(0, description.indexOf(' Job ID:')) },
+    });
+  });
+
+  it('the XMP alone names Midjourney as a hint (0.65), in PNG iTXt and JPEG APP1, with the job id in the note', async () => {
+    expect(await judge(pngWithText(iTXt('XML:com.adobe.xmp', packet(JOB, AI_TYPE))))).toEqual(hint);
+    expect(await judge(pngWithText(iTXt('XML:com.adobe.xmp', packet(JOB, AI_TYPE), true)))).toEqual(hint);
+    expect(await judge(jpegWith({ xmp: packet(JOB, AI_TYPE) }), 'jpeg')).toEqual(hint);
+    // The Author and Creation Time that survive beside it change nothing.
+    expect(await judge(pngWithText(tEXt('Author', 'Grand Daron'), iTXt('XML:com.adobe.xmp', packet(JOB, AI_TYPE))))).toEqual(hint);
+  });
+
+  it('any record that names a tool wins over the hint', async () => {
+    const credit = packet(JOB, AI_TYPE).replace(' rdf:about=""', ' rdf:about="" xmlns:photoshop="http://ns.adobe.com/photoshop/1.0/" photoshop:Credit="Made with Google AI"');
+    expect((await judge(jpegWith({ xmp: credit }), 'jpeg')).generator).toEqual({ tool: 'google_ai', app: 'Google AI', where: 'xmp:photoshop:Credit' });
+    const a1111 = infotext('a cat', '', [['Steps', 20], ['Seed', 1], ['Size', '512x512']]);
+    expect((await judge(pngWithText(tEXt('parameters', a1111), iTXt('XML:com.adobe.xmp', packet(JOB, AI_TYPE))))).generator?.tool).toBe('automatic1111');
+  });
+
+  it('without the AI source type, or with a GUID that is no job id, it names nobody (as before)', async () => {
+    // IPTC Extension's "Digital Image GUID" is set by any creator or editor: alone it names no tool.
     const ns = { Iptc4xmpExt: 'http://iptc.org/std/Iptc4xmpExt/2008-02-29/' };
-    const guid = 'Iptc4xmpExt:DigImageGUID="0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0"';
-    expect((await judge(pngWithText(iTXt('XML:com.adobe.xmp', xmpPacket(ns, guid))))).result).toBe('not_found');
-    const ai = `${guid} Iptc4xmpExt:DigitalSourceType="http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia"`;
-    expect((await judge(jpegWith({ xmp: xmpPacket(ns, ai) }), 'jpeg')).generator).toEqual({ tool: 'unknown', where: 'xmp:Iptc4xmpExt:DigitalSourceType' });
+    expect((await judge(pngWithText(iTXt('XML:com.adobe.xmp', xmpPacket(ns, `Iptc4xmpExt:DigImageGUID="${JOB}"`))))).result).toBe('not_found');
+    const capture = 'http://cv.iptc.org/newscodes/digitalsourcetype/digitalCapture';
+    expect((await judge(jpegWith({ xmp: packet(JOB, capture) }), 'jpeg')).result).toBe('not_found');
+    const unnamed = { result: 'found', confidence: 0.6, generator: { tool: 'unknown', where: 'xmp:Iptc4xmpExt:DigitalSourceType' } };
+    // A composite is not the type Midjourney writes; a GUID of another shape is not a job id.
+    expect(await judge(jpegWith({ xmp: packet(JOB, AI_TYPE.replace('trained', 'compositeWithTrained')) }), 'jpeg')).toEqual(unnamed);
+    for (const guid of ['urn:uuid:d95be554-d446-4c51-ad75-e00d9f9bbb35', `${JOB}x`, `{${JOB}}`, JOB.replace(/-/g, ''), 'xmp.iid:0f1e2d3c4b5a4968']) {
+      expect(await judge(jpegWith({ xmp: packet(guid, AI_TYPE) }), 'jpeg'), guid).toEqual(unnamed);
+    }
+  });
+
+  it('a DigImageGUID of a million characters, or its element left open on 2 MB of spaces, answers at once (1 s is a generous bound)', async () => {
+    const t0 = performance.now();
+    // In a PNG: a JPEG's APP1 segment holds at most 64 KB.
+    const out = await judge(pngWithText(iTXt('XML:com.adobe.xmp', packet('0123456789abcdef-'.repeat(60_000), AI_TYPE))));
+    expect(out.generator).toEqual({ tool: 'unknown', where: 'xmp:Iptc4xmpExt:DigitalSourceType' });
+    // An element left open, then 2 MB of spaces (the packet's cap), beside the AI source type.
+    const open = `<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:iptcExt="http://iptc.org/std/Iptc4xmpExt/2008-02-29/" iptcExt:DigitalSourceType="${AI_TYPE}"><iptcExt:DigImageGUID ${' '.repeat(2 * 1024 * 1024 - 400)}x`;
+    const t1 = performance.now();
+    expect((await judge(pngWithText(iTXt('XML:com.adobe.xmp', open, true)))).generator).toEqual({ tool: 'unknown', where: 'xmp:Iptc4xmpExt:DigitalSourceType' });
+    expect(performance.now() - t1).toBeLessThan(1000);
+    expect(performance.now() - t0).toBeLessThan(2000);
   });
 });
 

@@ -100,6 +100,22 @@ describe('the verdict rules', () => {
     expect(verdictLine(unnamed)).toBe('AI-generated (unsigned label in the file that names no generator)');
   });
 
+  it("Midjourney named from its XMP job id: the maker, worded as read from the fields' form", () => {
+    const note = 'Named Midjourney from XMP Iptc4xmpExt:DigImageGUID d95be554-d446-4c51-ad75-e00d9f9bbb35 (a job id, as Midjourney writes it) beside DigitalSourceType trainedAlgorithmicMedia; both are IPTC fields that any tool could write.';
+    const hint: Match = { check: 'generator_metadata', result: 'found', confidence: 0.65, generator: { tool: 'midjourney', app: 'Midjourney', where: 'xmp:Iptc4xmpExt:DigImageGUID' }, note };
+    const v = verdictOf({ matches: [hint] });
+    expect(v).toEqual({
+      ai: 'generated',
+      maker: 'Midjourney',
+      evidence: [{ kind: 'unsigned_record', check: 'generator_metadata', says: 'generated', maker: 'Midjourney', detail: 'unsigned IPTC job id in the form Midjourney writes' }],
+    });
+    expect(verdictLine(v)).toBe('AI-generated: Midjourney (unsigned IPTC job id in the form Midjourney writes)');
+    // The card says how the name was read.
+    const card = formatResult('mj.png', { id: 'x', media: { type: 'image/png', bytes: 1, sha256: '0'.repeat(64) }, matches: [hint], checks_run: ['generator_metadata'], duration_ms: 1 }, makeStyle(false));
+    expect(card).toContain('generator: Midjourney');
+    expect(card).toContain(note);
+  });
+
   it('evidence strongest first: signed manifest, NovelAI signature, pixel mark, unsigned records', () => {
     const invalid = c2pa({ digital_source_type: AI, validation: { state: 'invalid', codes: [] } });
     const kinds = (matches: Match[]) => verdictOf({ matches }).evidence.map((e) => `${e.kind}:${e.check}`);

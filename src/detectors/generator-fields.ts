@@ -86,9 +86,11 @@ export function modelName(v: unknown): string | undefined {
  * How much a record says, which sets the match's confidence (generator-metadata.ts):
  * `structured` the tool's own full record (parameters, graph, JSON of its shape); `named` a field
  * that only names the tool (a Software value, a credit line, a keyword whose value is unreadable);
- * `unnamed` AI provenance stated without a tool (an IPTC digital source type alone).
+ * `inferred` fields whose form points to a tool without naming it (Midjourney's job id in XMP
+ * DigImageGUID beside the AI source type); `unnamed` AI provenance stated without a tool (an IPTC
+ * digital source type alone).
  */
-export type Strength = 'structured' | 'named' | 'unnamed';
+export type Strength = 'structured' | 'named' | 'inferred' | 'unnamed';
 
 /** A record found in the file, before the detector picks one. */
 export interface Candidate {
@@ -98,6 +100,8 @@ export interface Candidate {
   strength: Strength;
   /** NovelAI only: the Comment JSON text whose signed_hash is checked, per copy. */
   novelAiComment?: string;
+  /** A sentence for the match's `note` when this record is the one reported (how a hint was read). */
+  note?: string;
 }
 
 /** Ranks: the order in which records are preferred when a file holds several. */
@@ -109,6 +113,8 @@ export const RANK = {
   generic: 20,
   /** A line that names the tool and says nothing more (Google's credit, a Software value). */
   credit: 30,
+  /** Fields whose form points to a tool that they do not name (Midjourney's XMP job id). */
+  inferred: 35,
   /** AI provenance without a tool (IPTC DigitalSourceType alone). */
   unnamed: 40,
 } as const;

@@ -16,7 +16,10 @@
 //      what the graph lacks (generator-comfyui-forms.ts);
 //   4. a line that only names the tool: XMP photoshop:Credit "Made with Google AI", a Software or
 //      CreatorTool naming OpenAI or Adobe Firefly, a Software "NovelAI" without its record;
-//   5. an XMP Iptc4xmpExt:DigitalSourceType of trained algorithmic media without any tool named
+//   5. fields whose form points to a tool without naming it: XMP DigImageGUID holding a job id
+//      beside DigitalSourceType trainedAlgorithmicMedia, as Midjourney writes them
+//      (generator-midjourney.ts; reported as Midjourney with a note);
+//   6. an XMP Iptc4xmpExt:DigitalSourceType of trained algorithmic media without any tool named
 //      (reported with tool `unknown`).
 // Within one tool the file-level copy comes before the alpha-channel copy (as the corpus does).
 //
@@ -25,7 +28,8 @@
 // with its settings line, a node graph, the tool's JSON): people rarely forge these, but they copy
 // them between files; 0.75 a field that only names the tool; 0.7 a NovelAI record whose signature
 // does not verify (the pixels or the record changed after NovelAI signed them, or the record was
-// copied onto another picture); 0.6 an IPTC source type alone. not_found is 0.6: absence proves
+// copied onto another picture); 0.65 fields whose form points to a tool they do not name
+// (Midjourney's XMP job id); 0.6 an IPTC source type alone. not_found is 0.6: absence proves
 // little, since most sites and editors strip these records.
 //
 // Cost. A camera JPEG costs the EXIF and XMP reads only. A PNG with an alpha channel has its first
@@ -41,7 +45,7 @@ import { IPTC_EXT_NAMESPACE, xmpProperty } from '../media/xmp-hints.js';
 import { a1111Candidate } from './generator-a1111.js';
 import { comfyPromptCandidate, comfyWorkflowCandidate } from './generator-comfyui.js';
 import { comfyExifTagsCandidate, comfyUserCommentCandidate, graphOverText } from './generator-comfyui-forms.js';
-import { RANK, clipPrompt, parseJsonObject, type Candidate, type Strength } from './generator-fields.js';
+import { RANK, parseJsonObject, type Candidate, type Strength } from './generator-fields.js';
 import { asFooocusPlus, fooocusPlusCandidate, fooocusPlusNameCandidate, hasBackendEngine, namesFooocusPlus } from './generator-fooocus.js';
 import { dreamRecord, invokeSdMetadataRecord } from './generator-invokeai.js';
 import {
@@ -50,6 +54,7 @@ import {
   stabilityMatrixCandidate,
   tensorArtCandidate,
 } from './generator-json-tools.js';
+import { midjourneyCandidate, midjourneyGuidCandidate } from './generator-midjourney.js';
 import { alphaNovelAiFields, novelAiCandidate } from './generator-novelai.js';
 import { field, readFileFields, type FileFields } from './generator-sources.js';
 import { carriesSignedHash, checkNovelAiSignature, type SignatureState } from './novelai-signature.js';
@@ -59,11 +64,12 @@ export const CONFIDENCE = {
   structured: 0.85,
   named: 0.75,
   signatureInvalid: 0.7,
+  inferred: 0.65,
   unnamed: 0.6,
   notFound: 0.6,
 } as const;
 
-const STRENGTH_ORDER: Record<Strength, number> = { structured: 0, named: 1, unnamed: 2 };
+const STRENGTH_ORDER: Record<Strength, number> = { structured: 0, named: 1, inferred: 2, unnamed: 3 };
 
 const XMP_NS = {
   photoshop: 'http://ns.adobe.com/photoshop/1.0/',
@@ -71,9 +77,6 @@ const XMP_NS = {
   dc: 'http://purl.org/dc/elements/1.1/',
 };
 
-// No leading `\s*`: unanchored, it would retry from every character of a long run of spaces
-// (quadratic); the spaces before "Job ID" are trimmed off the prompt instead.
-const MIDJOURNEY_JOB = /Job ID:\s*[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 const GOOGLE_CREDIT = /^(Made|Edited) with Google AI\b/i;
 /** "DALL·E 3", "DALL-E", "ChatGPT", "OpenAI", "gpt-image-1"; not a bare "Dalle" (a surname). */
 const OPENAI_NAME = /\b(DALL[·\-‧. ]E(?: ?[23])?|ChatGPT|OpenAI|gpt-image-\d)\b/i;
@@ -89,16 +92,6 @@ function asFooocus(c: Candidate | undefined, fooocusNamed: boolean): Candidate |
 
 function named(record: GeneratorRecord, rank: number = RANK.credit): Candidate {
   return { record, rank, strength: 'named' };
-}
-
-function midjourneyCandidate(text: string | undefined, where: string): Candidate | undefined {
-  if (!text) return undefined;
-  const m = MIDJOURNEY_JOB.exec(text);
-  if (!m) return undefined;
-  const record: GeneratorRecord = { tool: 'midjourney', app: 'Midjourney', where };
-  const prompt = clipPrompt(text.slice(0, m.index).trimEnd());
-  if (prompt) record.prompt = prompt;
-  return { record, rank: RANK.generic, strength: 'structured' };
 }
 
 /** A tool named in a free-text field (Software, CreatorTool, Credit). */
@@ -204,6 +197,7 @@ function xmpCandidates(xmp: string | undefined, out: Candidate[]): void {
   push(midjourneyCandidate(xmpProperty(xmp, XMP_NS.dc, 'description'), 'xmp:dc:description'));
   const sourceType = xmpProperty(xmp, IPTC_EXT_NAMESPACE, 'DigitalSourceType');
   if (sourceType && AI_SOURCE_TYPE.test(sourceType)) {
+    push(midjourneyGuidCandidate(xmpProperty(xmp, IPTC_EXT_NAMESPACE, 'DigImageGUID'), sourceType));
     out.push({ record: { tool: 'unknown', where: 'xmp:Iptc4xmpExt:DigitalSourceType' }, rank: RANK.unnamed, strength: 'unnamed' });
   }
 }
@@ -306,6 +300,7 @@ export async function judgeGeneratorMetadata(media: Media, options: GeneratorMet
           ? CONFIDENCE.signatureInvalid
           : CONFIDENCE[best.strength];
     const outcome: DetectorOutcome = { result: 'found', confidence, generator: best.record };
+    if (best.note) notes.unshift(best.note);
     if (notes.length) outcome.note = notes.join(' ');
     return outcome;
   }

@@ -44,6 +44,8 @@ export function generatorLines(match: Match, s: Style): { head: string; rows: st
   if (record.signature === 'valid') rows.push(s.green("signature valid: signed with the generator's published key (pixels and record unchanged)"));
   else if (record.signature === 'invalid') rows.push(s.red("signature invalid: the pixels or the record changed after the generator signed them"));
   if (record.signature !== 'valid') rows.push(s.dim('a record in the file: anyone can write or edit it, so a hint, not proof'));
+  // How a hint named its tool (Midjourney from its XMP job id), or why a signature went unchecked.
+  if (match.note) rows.push(s.dim(printable(match.note)));
   // `unknown`: the file says AI made it (an IPTC digital source type) but names no generator.
   const head = record.tool === UNNAMED_TOOL ? 'a label that says AI-generated, naming no generator' : `generator: ${s.bold(generatorSummary(record))}`;
   return { head: `${s.green('found')}: ${head}`, rows };

@@ -41,7 +41,9 @@ export class ScanStats {
     }
     if (fromCache) this.fromCache++;
     for (const m of result.matches) {
-      const counts = (this.checks[m.check] ??= { found: 0, not_found: 0, unavailable: 0 });
+      // An own-key test, not `??=`: a remote API may answer a check id this build does not know
+      // (client/v1-shapes.ts), and `constructor` would find Object's own function on a plain object.
+      const counts = Object.hasOwn(this.checks, m.check) ? this.checks[m.check]! : (this.checks[m.check] = { found: 0, not_found: 0, unavailable: 0 });
       counts[m.result]++;
       if (m.check === 'c2pa' && m.claims?.validation?.state === 'invalid') this.c2paInvalid++;
     }
@@ -52,7 +54,7 @@ export class ScanStats {
   }
 
   found(check: string): number {
-    return this.checks[check]?.found ?? 0;
+    return Object.hasOwn(this.checks, check) ? this.checks[check]!.found : 0;
   }
 
   summary(): ScanSummary {

@@ -7,6 +7,7 @@
 // Pure: a result (and, where the engine of this process read the manifest, its C2PA details) in,
 // a Verdict out. A remote result has no ingredient tree, so an AI ingredient is seen only here.
 import { aiIngredientOf, aiSignal, c2paDetails, sourceTypeTerm, type C2paDetails } from '../detectors/c2pa-manifest.js';
+import { MIDJOURNEY_GUID_WHERE } from '../detectors/generator-midjourney.js';
 import type { DetectionResult, EvidenceKind, Match, Verdict, VerdictEvidence } from '../types.js';
 import { payloadName, toolDisplayName, UNNAMED_TOOL } from './maker-names.js';
 
@@ -67,9 +68,12 @@ function generatorEvidence(match: Match): VerdictEvidence {
     ? "record signed with the generator's key"
     : record?.signature === 'invalid'
       ? 'record whose signature FAILS'
-      : named
-        ? 'unsigned record in the file'
-        : 'unsigned label in the file that names no generator';
+      : !named
+        ? 'unsigned label in the file that names no generator'
+        : record.where === MIDJOURNEY_GUID_WHERE
+          ? // The fields do not name the tool: say the name is read from their form.
+            'unsigned IPTC job id in the form Midjourney writes'
+          : 'unsigned record in the file';
   const kind = signed ? 'novelai_signature' : 'unsigned_record';
   return ordered({ kind, check: 'generator_metadata', says: 'generated' }, named ? toolDisplayName(record) : undefined, detail);
 }

@@ -233,6 +233,15 @@ export function expectError(result: HttpResult | { statusCode: number; json(): a
   return body.error as { type: string; message: string; param?: string };
 }
 
+/** Until the app's workers have loaded (at once without workers): a starting daemon is not ready
+ * (the `dist` and `postgres` projects run the pool, issue 34). */
+export async function workersUp(t: TestApp): Promise<void> {
+  for (let waited = 0; !t.app.services.pool.workersUp(); waited += 20) {
+    if (waited > 20_000) throw new Error('the detection workers did not load within 20 s');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** The fields a daemon result and an engine result share (SPEC: all but id and duration_ms). */
 export function comparable(result: Record<string, unknown>): Record<string, unknown> {
   // `verdict` is the CLI's and the library's addition to a line (issue 31), made from the

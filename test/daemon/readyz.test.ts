@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/corpus.js';
-import { makeApp, type TestApp } from './helpers.js';
+import { makeApp, workersUp, type TestApp } from './helpers.js';
 
 const built = existsSync(join(ROOT, 'dist', 'detect-worker.js'));
 // A worker whose code throws as it loads (test/helpers/workers/broken.mjs): the pool replaces it
@@ -23,14 +23,6 @@ async function app(options: Parameters<typeof makeApp>[0] = {}): Promise<TestApp
   const t = await makeApp(options);
   apps.push(t);
   return t;
-}
-
-/** Until the app's workers have loaded (at once without workers): a starting daemon is not ready. */
-async function workersUp(t: TestApp): Promise<void> {
-  for (let waited = 0; !t.app.services.pool.workersUp(); waited += 20) {
-    if (waited > 20_000) throw new Error('the detection workers did not load within 20 s');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 const readyz = async (t: TestApp) => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { PG_TIMEOUTS_MS } from '../../src/daemon/store/pg-store.js';
 import { createTestSchema } from '../helpers/postgres.js';
 import { relayTo, type Relay } from '../helpers/tcp-relay.js';
-import { makeApp, type TestApp } from '../daemon/helpers.js';
+import { makeApp, workersUp, type TestApp } from '../daemon/helpers.js';
 
 let relay: Relay;
 let schema: { url: string; drop(): Promise<void> };
@@ -19,6 +19,8 @@ beforeAll(async () => {
   const relayed = await relayTo(schema.url);
   relay = relayed.relay;
   t = await makeApp({ storeUrl: relayed.url });
+  // The suite's daemons run the worker pool: ready only once it has loaded.
+  await workersUp(t);
 });
 
 afterAll(async () => {

@@ -5,16 +5,12 @@
 import type { Readable } from 'node:stream';
 import { copyBytes } from '../../engine/shared-memory.js';
 import type { BufferPool, Lease } from '../media/buffer-pool.js';
+import { fastifyError, streamBody } from './body-stream.js';
 
 export interface PooledBody {
   /** The body's bytes, a view on the lease's buffer. */
   bytes: Buffer;
   lease: Lease;
-}
-
-/** An error the daemon's error handler words like fastify's own of the same code. */
-function fastifyError(code: string, statusCode: number, message: string): Error {
-  return Object.assign(new Error(message), { code, statusCode });
 }
 
 /**
@@ -30,45 +26,29 @@ export function readPooledBody(payload: Readable, contentLength: string | undefi
     const lease = pool.take();
     const target = lease.buffer;
     let length = 0;
-    const finish = (err: Error | null) => {
-      payload.removeListener('data', onData);
-      payload.removeListener('end', onEnd);
-      payload.removeListener('error', onError);
-      payload.removeListener('close', onClose);
-      if (err) {
-        lease.release();
-        reject(err);
-      } else {
-        resolve({ bytes: target.subarray(0, length), lease });
-      }
-    };
-    const onData = (chunk: Buffer | string) => {
-      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      if (length + bytes.length > limit) {
-        finish(fastifyError('FST_ERR_CTP_BODY_TOO_LARGE', 413, 'Request body is too large'));
-        return;
-      }
-      copyBytes(target, bytes, length);
-      length += bytes.length;
-    };
-    const onEnd = () => {
-      if (!Number.isNaN(declared) && length !== declared) {
-        finish(fastifyError('FST_ERR_CTP_INVALID_CONTENT_LENGTH', 400, 'Request body size did not match Content-Length'));
-      } else {
-        finish(null);
-      }
-    };
-    const onError = (err: Error & { statusCode?: number }) => {
-      if (!(typeof err.statusCode === 'number' && err.statusCode >= 400)) err.statusCode = 400;
-      finish(err);
-    };
-    // A client that goes away mid-body: 'error' (aborted) normally comes first; 'close' alone
-    // must still give the buffer back.
-    const onClose = () => finish(fastifyError('FST_ERR_CTP_INVALID_CONTENT_LENGTH', 400, 'The request ended before its body'));
-    payload.on('data', onData);
-    payload.on('end', onEnd);
-    payload.on('error', onError);
-    payload.on('close', onClose);
-    payload.resume();
+    streamBody(
+      payload,
+      {
+        chunk(bytes) {
+          if (length + bytes.length > limit) return fastifyError('FST_ERR_CTP_BODY_TOO_LARGE', 413, 'Request body is too large');
+          copyBytes(target, bytes, length);
+          length += bytes.length;
+          return undefined;
+        },
+        end() {
+          return !Number.isNaN(declared) && length !== declared
+            ? fastifyError('FST_ERR_CTP_INVALID_CONTENT_LENGTH', 400, 'Request body size did not match Content-Length')
+            : undefined;
+        },
+      },
+      (err) => {
+        if (err) {
+          lease.release();
+          reject(err);
+        } else {
+          resolve({ bytes: target.subarray(0, length), lease });
+        }
+      },
+    );
   });
 }

@@ -5,10 +5,7 @@
 // concatenates them, a body with a Content-Length is copied once into a buffer of that size:
 // the bytes a route takes from the media budget for it are the bytes it holds.
 import type { Readable } from 'node:stream';
-
-function fastifyError(code: string, statusCode: number, message: string): Error {
-  return Object.assign(new Error(message), { code, statusCode });
-}
+import { fastifyError, streamBody } from './body-stream.js';
 
 /** The status and message of a body-reading error of this module (413 or 400). */
 export function bodyErrorStatus(err: unknown): number | undefined {
@@ -29,41 +26,27 @@ export function readWholeBody(payload: Readable, contentLength: string | undefin
     const target = Number.isNaN(declared) ? undefined : Buffer.allocUnsafeSlow(declared);
     const chunks: Buffer[] = [];
     let length = 0;
-    const finish = (err: Error | null) => {
-      payload.removeListener('data', onData);
-      payload.removeListener('end', onEnd);
-      payload.removeListener('error', onError);
-      payload.removeListener('close', onClose);
-      if (err) reject(err);
-      else resolve(target ?? Buffer.concat(chunks, length));
-    };
-    const onData = (chunk: Buffer | string) => {
-      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      if (length + bytes.length > (target ? target.length : limit)) {
-        finish(
-          target
+    streamBody(
+      payload,
+      {
+        chunk(bytes) {
+          if (length + bytes.length > (target ? target.length : limit)) {
+            return target
+              ? fastifyError('FST_ERR_CTP_INVALID_CONTENT_LENGTH', 400, 'Request body size did not match Content-Length')
+              : fastifyError('FST_ERR_CTP_BODY_TOO_LARGE', 413, 'Request body is too large');
+          }
+          if (target) bytes.copy(target, length);
+          else chunks.push(bytes);
+          length += bytes.length;
+          return undefined;
+        },
+        end() {
+          return target && length !== target.length
             ? fastifyError('FST_ERR_CTP_INVALID_CONTENT_LENGTH', 400, 'Request body size did not match Content-Length')
-            : fastifyError('FST_ERR_CTP_BODY_TOO_LARGE', 413, 'Request body is too large'),
-        );
-        return;
-      }
-      if (target) bytes.copy(target, length);
-      else chunks.push(bytes);
-      length += bytes.length;
-    };
-    const onEnd = () => {
-      if (target && length !== target.length) finish(fastifyError('FST_ERR_CTP_INVALID_CONTENT_LENGTH', 400, 'Request body size did not match Content-Length'));
-      else finish(null);
-    };
-    const onError = (err: Error & { statusCode?: number }) => {
-      if (!(typeof err.statusCode === 'number' && err.statusCode >= 400)) err.statusCode = 400;
-      finish(err);
-    };
-    const onClose = () => finish(fastifyError('FST_ERR_CTP_INVALID_CONTENT_LENGTH', 400, 'The request ended before its body'));
-    payload.on('data', onData);
-    payload.on('end', onEnd);
-    payload.on('error', onError);
-    payload.on('close', onClose);
-    payload.resume();
+            : undefined;
+        },
+      },
+      (err) => (err ? reject(err) : resolve(target ?? Buffer.concat(chunks, length))),
+    );
   });
 }

@@ -5,10 +5,7 @@
 // upsampling of subsampled chroma; where nothing was subsampled, nothing was upsampled, the
 // reading has nothing to undo, and the check leaves it out (issue 32: it is the costliest
 // reading, some 4 ms of a 2 MP picture).
-import { findJpegSegment } from './jpeg-segments.js';
-
-/** Start-of-frame markers (as picture-size.ts): not C4 DHT, C8 JPG, CC DAC. */
-const isStartOfFrame = (marker: number) => marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
+import { findJpegSegment, isStartOfFrame } from './jpeg-segments.js';
 
 function jpegSubsampled(b: Uint8Array): boolean | undefined {
   const sof = findJpegSegment(b, (s) => isStartOfFrame(s.marker));

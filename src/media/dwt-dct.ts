@@ -11,7 +11,7 @@
 // Only the blocks are computed: LL rows and columns past the last whole block are never read.
 import { llBeforeUpsampling, llFromSums } from './chroma-upsampling.js';
 import { cellSums } from './dwt-dct-cells.js';
-import { opencvUPlane, type EncoderChannelOrder } from './opencv-yuv.js';
+import { opencvUPlane, uAt, type EncoderChannelOrder } from './opencv-yuv.js';
 import type { RawPixels } from './pixels.js';
 
 /** The reference's quantisation step for the U channel (EmbedMaxDct scales [0, 36, 36]). */
@@ -138,16 +138,9 @@ export function unsmoothedBitsFromSums(pixels: RawPixels, sums: Uint16Array): Ui
   return out;
 }
 
-/** The U value opencv-yuv.ts gives the pixel at `p` (a sample offset). */
-function uAt(data: Uint8Array, p: number, blue: number, red: number): number {
-  const b = data[p + blue]!;
-  const y = (b * 1868 + data[p + 1]! * 9617 + data[p + red]! * 4899 + 8192) >> 14;
-  return ((b - y) * 8061 + 2105344) >> 14;
-}
-
 /** A block whose largest 2x2 sum is a multiple of 36: the largest of its coefficients with that
  * sum, in pywt's doubles (blockBits' expression, term for term), decides. */
-export function exactBit(pixels: RawPixels, order: EncoderChannelOrder, bx: number, by: number, cells: Uint16Array, cellsWide: number, sum: number): number {
+function exactBit(pixels: RawPixels, order: EncoderChannelOrder, bx: number, by: number, cells: Uint16Array, cellsWide: number, sum: number): number {
   const { width, channels, data } = pixels;
   const blue = order === 'bgr' ? 2 : 0;
   const red = 2 - blue;

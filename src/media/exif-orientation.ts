@@ -8,10 +8,9 @@
 //   - a JPEG with exactly one Exif APP1, whose IFD0 holds one Orientation of SHORT type, 1-8:
 //     that value (libexif finds IFD0's tag first);
 //   - a PNG without an eXIf chunk or a text chunk ImageMagick's "Raw profile type exif": 1.
-import { findJpegSegment, hasTextAt } from './jpeg-segments.js';
+import { EXIF_HEADER, findJpegSegment, hasTextAt } from './jpeg-segments.js';
 import { ExifDamage, TiffBlock } from './tiff-ifd.js';
 
-const EXIF_HEADER = 'Exif\0\0';
 const TAG_ORIENTATION = 0x0112;
 const TYPE_SHORT = 3;
 

@@ -8,7 +8,7 @@
 // tests hold it to exifr's answers on the corpus and on our fixtures (test/exif-tags.test.ts).
 // The bounded IFD walker itself is tiff-ifd.ts, shared with the generator records (exif-text.ts).
 
-import { findJpegSegment, hasTextAt } from './jpeg-segments.js';
+import { EXIF_HEADER, findJpegSegment, hasTextAt } from './jpeg-segments.js';
 import { ExifDamage, TiffBlock, TYPE_BYTE, TYPE_UNDEFINED, type IfdEntry } from './tiff-ifd.js';
 
 /** What the EXIF says; a field is undefined when the tag is absent or not of the usual type. */
@@ -23,9 +23,6 @@ export interface CameraTags {
 export { ExifDamage };
 
 export const MAKER_NOTE_PREFIX_BYTES = 16;
-
-/** An Exif APP1 segment's header: "Exif" and two zero bytes (exifr and ExifTool accept the same). */
-const EXIF_HEADER = 'Exif\0\0';
 
 const TAG_MAKE = 0x010f;
 const TAG_MODEL = 0x0110;

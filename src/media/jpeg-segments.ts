@@ -20,6 +20,16 @@ export function hasTextAt(b: Uint8Array, at: number, text: string): boolean {
   return true;
 }
 
+/** Start-of-frame markers: baseline, extended, progressive, lossless, hierarchical, arithmetic
+ * (not C4 DHT, C8 JPG, CC DAC). */
+export function isStartOfFrame(marker: number): boolean {
+  return marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
+}
+
+/** An Exif APP1 segment's header, before its TIFF block: "Exif" and two zero bytes (exifr and
+ * ExifTool accept the same); some writers put it before a WebP's EXIF chunk too. */
+export const EXIF_HEADER = 'Exif\0\0';
+
 /** The first segment before the image data for which `wanted` is true, or undefined. */
 export function findJpegSegment(b: Uint8Array, wanted: (segment: JpegSegment) => boolean): JpegSegment | undefined {
   if (b.length < 4 || b[0] !== 0xff || b[1] !== 0xd8) return undefined;

@@ -6,8 +6,8 @@
 import type { RawPixels } from './pixels.js';
 
 // OpenCV's integer coefficients (imgproc color.hpp: yuv_shift 14; B2Y 1868, G2Y 9617, R2Y 4899
-// and B2UI 8061), written as literals in the loop below: V8 then knows every product fits in 31
-// bits, and the plane costs a third of what it does with module constants.
+// and B2UI 8061), written as literals in uAt: V8 then knows every product fits in 31 bits, and
+// the plane costs a third of what it does with module constants.
 //   Y = (B*1868 + G*9617 + R*4899 + 2^13) >> 14
 //   U = ((B - Y)*8061 + (128 << 14) + 2^13) >> 14     (128 << 14 centres U on 128)
 
@@ -18,6 +18,17 @@ import type { RawPixels } from './pixels.js';
  * "blue" was our red.
  */
 export type EncoderChannelOrder = 'bgr' | 'rgb';
+
+/**
+ * U of the pixel whose samples start at `data[p]`, the encoder's blue at `p + blue` and red at
+ * `p + red` (0 or 2). Never outside 0..253 for 8-bit input, so OpenCV's saturate_cast has nothing
+ * to clip.
+ */
+export function uAt(data: Uint8Array, p: number, blue: number, red: number): number {
+  const b = data[p + blue]!;
+  const yLuma = (b * 1868 + data[p + 1]! * 9617 + data[p + red]! * 4899 + 8192) >> 14;
+  return ((b - yLuma) * 8061 + 2105344) >> 14;
+}
 
 /**
  * The 8-bit U plane of the top-left `planeWidth` x `planeHeight` pixels, row-major, into `out`
@@ -38,12 +49,7 @@ export function opencvUPlane(
   let o = 0;
   for (let y = 0; y < planeHeight; y++) {
     let p = y * width * channels;
-    for (let x = 0; x < planeWidth; x++, p += channels) {
-      const b = data[p + blue]!;
-      const yLuma = (b * 1868 + data[p + 1]! * 9617 + data[p + red]! * 4899 + 8192) >> 14;
-      // Never outside 0..253 for 8-bit input, so OpenCV's saturate_cast has nothing to clip.
-      out[o++] = ((b - yLuma) * 8061 + 2105344) >> 14;
-    }
+    for (let x = 0; x < planeWidth; x++, p += channels) out[o++] = uAt(data, p, blue, red);
   }
   return out;
 }

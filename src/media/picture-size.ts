@@ -4,7 +4,7 @@
 // many photos it refuses never load sharp (its native module and libvips' start cost some 40 ms
 // and 30 MB per worker) nor ask it for their metadata. Undefined whenever the header is not the
 // plain form read here: the caller then asks sharp, which reads every form.
-import { findJpegSegment } from './jpeg-segments.js';
+import { findJpegSegment, isStartOfFrame } from './jpeg-segments.js';
 
 export interface PictureSize {
   width: number;
@@ -15,12 +15,6 @@ const u16be = (b: Uint8Array, at: number) => (b[at]! << 8) | b[at + 1]!;
 const u16le = (b: Uint8Array, at: number) => b[at]! | (b[at + 1]! << 8);
 const u24le = (b: Uint8Array, at: number) => b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16);
 const u32be = (b: Uint8Array, at: number) => ((b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!) >>> 0;
-
-/** Start-of-frame markers: baseline, extended, progressive, lossless, hierarchical, arithmetic
- * (not C4 DHT, C8 JPG, CC DAC). */
-function isStartOfFrame(marker: number): boolean {
-  return marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
-}
 
 let crcTable: Uint32Array | undefined;
 

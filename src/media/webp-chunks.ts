@@ -1,7 +1,7 @@
 // A WebP file's EXIF and XMP chunks and whether its pixels have alpha, from a bounded walk of its
 // RIFF chunks. Generators that save WebP (AUTOMATIC1111 and Forge, ComfyUI, NovelAI) put their
 // records in the EXIF chunk; NovelAI also hides a copy in the alpha channel.
-import { hasTextAt } from './jpeg-segments.js';
+import { EXIF_HEADER, hasTextAt } from './jpeg-segments.js';
 
 export interface WebpChunks {
   /** The TIFF block of the EXIF chunk (an "Exif\0\0" prefix some writers add is removed). */
@@ -50,7 +50,7 @@ export function readWebpChunks(b: Uint8Array): WebpChunks | undefined {
       // Signature 0x2f, then 14 bits width - 1, 14 bits height - 1, 1 bit alpha_is_used.
       if (size >= 5 && data[0] === 0x2f && ((u32le(data, 1) >>> 28) & 1) === 1) out.hasAlpha = true;
     } else if (hasTextAt(b, p, 'EXIF') && !out.exif) {
-      out.exif = hasTextAt(data, 0, 'Exif\0\0') ? data.subarray(6) : data;
+      out.exif = hasTextAt(data, 0, EXIF_HEADER) ? data.subarray(EXIF_HEADER.length) : data;
     } else if (hasTextAt(b, p, 'XMP ') && !out.xmp) {
       out.xmp = data;
     }

@@ -65,22 +65,16 @@ function after(tag: ExifTag | undefined, prefix: string): string | undefined {
 
 /** A ComfyUI record from the EXIF Make/Model/ImageDescription forms above, the graph first. */
 export function comfyExifTagsCandidate(tags: { make?: ExifTag; model?: ExifTag; description?: ExifTag }): Candidate | undefined {
-  const graphs: [ExifTag | undefined, string][] = [
-    [tags.model, 'prompt:'],
-    [tags.make, 'Prompt:'],
+  // The API graphs (prompt) before the UI workflows, each form in the order its writers use.
+  const forms: [ExifTag | undefined, string, (json: string, where: string) => Candidate | undefined][] = [
+    [tags.model, 'prompt:', comfyPromptCandidate],
+    [tags.make, 'Prompt:', comfyPromptCandidate],
+    [tags.make, 'workflow:', comfyWorkflowCandidate],
+    [tags.description, 'Workflow:', comfyWorkflowCandidate],
   ];
-  for (const [tag, prefix] of graphs) {
+  for (const [tag, prefix, read] of forms) {
     const json = after(tag, prefix);
-    const c = json !== undefined ? comfyPromptCandidate(json, tag!.where) : undefined;
-    if (c) return c;
-  }
-  const workflows: [ExifTag | undefined, string][] = [
-    [tags.make, 'workflow:'],
-    [tags.description, 'Workflow:'],
-  ];
-  for (const [tag, prefix] of workflows) {
-    const json = after(tag, prefix);
-    const c = json !== undefined ? comfyWorkflowCandidate(json, tag!.where) : undefined;
+    const c = json !== undefined ? read(json, tag!.where) : undefined;
     if (c) return c;
   }
   return undefined;

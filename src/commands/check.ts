@@ -27,7 +27,7 @@ import type { RemoteDeps } from '../client/session.js';
 import { HOSTED_DETECTOR_IDS, type CatalogueName, type Verdict } from '../types.js';
 import { verdictOf } from '../verdict/verdict.js';
 import { announceTerminalStdin, cappedWorkers, emptyRunFails, idleFailOn, localScanBounds } from './check-gates.js';
-import { cachedChecker, inProcessChecker, poolChecker, type Checker, type Outcome } from './checker.js';
+import { cachedChecker, inProcessChecker, poolChecker, type Checker, type Outcome } from '../library/checker.js';
 import { LineBatcher } from './line-batcher.js';
 import type { CheckItem, RemoteChecker } from './remote-checker.js';
 import { EXIT, isCi, wantsColor, type CommandIO } from './io.js';

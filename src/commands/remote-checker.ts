@@ -22,7 +22,7 @@ import { expandInputs, readInput, type ExpandOptions, type InputItem } from '../
 import { readHints } from '../media/xmp-hints.js';
 import type { DetectionResult, ErrorInfo } from '../types.js';
 import type { Style } from '../ui/style.js';
-import type { Checker, Outcome } from './checker.js';
+import type { Checker, Outcome } from '../library/checker.js';
 import { EXIT, type CommandIO } from './io.js';
 import { printable } from '../ui/terminal-text.js';
 

@@ -1,5 +1,5 @@
 // One file's bytes to its /v1 result, in the calling thread: the step where the library's
-// check() and `provenance check` on one file (or with --concurrency 1; commands/checker.ts)
+// check() and `provenance check` on one file (or with --concurrency 1; library/checker.ts)
 // meet. Each reads its input its own way (a path, bytes or a stream here; a file or standard
 // input there) and makes its own DetectOptions (the `trustAnchors` option; --trust-anchors or
 // the stored anchors); from the bytes on, the path is this one.

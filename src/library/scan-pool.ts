@@ -1,5 +1,5 @@
 // The worker pool of a scan, opened the same way for `provenance check` on a folder
-// (commands/checker.ts) and the library's scan(): one place for its shape, the worker cap and
+// (library/checker.ts) and the library's scan(): one place for its shape, the worker cap and
 // the number of results in flight, so the two cannot drift apart.
 import { availableParallelism } from 'node:os';
 import type { DetectPool } from '../engine/pool.js';

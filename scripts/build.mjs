@@ -59,7 +59,7 @@ const common = {
   // of every bundle but the progress display's own (PROGRESS below).
   external: [
     '@contentauth/c2pa-wasm', 'file-type', 'ink', 'react', 'react/jsx-runtime',
-    'fastify', '@fastify/multipart', '@fastify/swagger', '@fastify/swagger-ui', 'lowdb', 'undici', 'nodemailer', 'pg', 'sharp',
+    'fastify', '@fastify/multipart', '@fastify/swagger', '@fastify/swagger-ui', 'lowdb', 'undici', 'nodemailer', 'pg', 'pg-boss', 'sharp',
     // The daemon's metrics (daemon/http/metrics.ts, its own lazy bundle): read only by a daemon start.
     'prom-client',
     // s3:// inputs (engine/s3-source.ts imports it on the first one).

@@ -6,6 +6,7 @@ import { registerDaemonCommands } from './commands/daemon-cli.js';
 import { EXIT, processIO, type CommandIO } from './commands/io.js';
 import { guardOutput } from './commands/output-guard.js';
 import { registerRemoteCommands } from './commands/remote-cli.js';
+import { registerScanCommands } from './commands/scan-cli.js';
 // `check` is the command that has to start fast: it is part of dist/cli.js, not a lazy bundle.
 import { runCheck } from './commands/check.js';
 import { splitCheckList } from './engine/checks.js';
@@ -171,6 +172,7 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
 
   registerRemoteCommands(program, io, setExit);
   registerDaemonCommands(program, io, setExit);
+  registerScanCommands(program, io, setExit);
 
   program.addHelpText('after', EXIT_CODES_HELP);
   restyleParseErrors(program, io);

@@ -24,11 +24,12 @@ import { makeStyle } from '../ui/style.js';
 import { formatScanTable } from '../ui/scan-table.js';
 import { formatError, formatResult, formatSummary } from '../ui/text-report.js';
 import type { RemoteDeps } from '../client/session.js';
-import { HOSTED_DETECTOR_IDS, type CatalogueName, type Verdict } from '../types.js';
+import { HOSTED_DETECTOR_IDS, type CatalogueName } from '../types.js';
 import { verdictOf } from '../verdict/verdict.js';
 import { announceTerminalStdin, cappedWorkers, emptyRunFails, idleFailOn, localScanBounds } from './check-gates.js';
 import { cachedChecker, inProcessChecker, poolChecker, type Checker, type Outcome } from '../library/checker.js';
 import { LineBatcher } from './line-batcher.js';
+import { errorLine, resultLine, withVerdict } from '../library/json-line.js';
 import type { CheckItem, RemoteChecker } from './remote-checker.js';
 import { EXIT, isCi, wantsColor, type CommandIO } from './io.js';
 
@@ -370,7 +371,7 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
       if (failuresOf(result, p.failOn, verdict.ai).length) stats.failedOn++;
       out.write(
         options.json
-          ? `${withVerdict(outcome.json, verdict) ?? JSON.stringify({ source: outcome.source, ...result, ...(hints ? { hints } : {}), verdict })}\n`
+          ? `${outcome.json !== undefined ? withVerdict(outcome.json, verdict) : resultLine(outcome.source, result, hints, verdict)}\n`
           : formatResult(outcome.source, result, style, { explain: options.explain, trustAnchors: Boolean(p.anchors), remote: Boolean(remote), hints }),
       );
     } else {
@@ -378,7 +379,7 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
       html?.addError(outcome.source, outcome.error);
       if (remote?.wasNotChecked(outcome)) notChecked.push(outcome.source);
       const text = remote && !outcome.inputError ? remote.formatError(outcome.source, outcome.error, style) : formatError(outcome.source, outcome.error, style);
-      out.write(options.json ? `${JSON.stringify({ source: outcome.source, error: outcome.error })}\n` : text);
+      out.write(options.json ? `${errorLine(outcome.source, outcome.error)}\n` : text);
     }
     stats.discovered = items.discovered;
     stats.walking = items.walking;
@@ -433,10 +434,3 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
   return stats.unreadable ? EXIT.unreadable : EXIT.ok;
 }
 
-/**
- * A line the scan cache made (engine/scan-cache.ts ndjsonLine: the cached result, verdict-free)
- * with the verdict added last, where JSON.stringify of the fresh line places it.
- */
-function withVerdict(json: string | undefined, verdict: Verdict): string | undefined {
-  return json === undefined ? undefined : `${json.slice(0, -1)},"verdict":${JSON.stringify(verdict)}}`;
-}

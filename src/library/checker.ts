@@ -53,7 +53,16 @@ export function inProcessChecker(options: DetectOptions, stdin: NodeJS.ReadableS
   };
 }
 
-export async function poolChecker(size: number, options: DetectOptions, stdin: NodeJS.ReadableStream): Promise<Checker> {
+/**
+ * Checks through the worker pool with the options given per input: `check` uses one set for a
+ * run (poolChecker), a distributed scan's worker one per scan it takes batches of (fleet/).
+ */
+export interface PoolRunner {
+  check(item: InputItem, options: DetectOptions): Promise<Outcome>;
+  close(): Promise<void>;
+}
+
+export function poolRunner(size: number, stdin: NodeJS.ReadableStream): PoolRunner {
   // The pool the library's scan() opens too (eight files per message). Started by the first file
   // that needs it: a rescan answered from the scan cache needs no workers.
   let started: Promise<DetectPool> | undefined;
@@ -62,7 +71,7 @@ export async function poolChecker(size: number, options: DetectOptions, stdin: N
   // window of results in flight does not become as many objects in memory.
   const objects = objectBudget();
   return {
-    async check(item) {
+    async check(item, options) {
       const release = item.kind === 's3' ? await objects.take(item.object.size) : undefined;
       try {
         if (item.kind === 'error') throw item.error;
@@ -78,6 +87,11 @@ export async function poolChecker(size: number, options: DetectOptions, stdin: N
     },
     close: async () => (await started)?.close(),
   };
+}
+
+export async function poolChecker(size: number, options: DetectOptions, stdin: NodeJS.ReadableStream): Promise<Checker> {
+  const runner = poolRunner(size, stdin);
+  return { check: (item) => runner.check(item, options), close: () => runner.close() };
 }
 
 /**

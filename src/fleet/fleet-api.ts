@@ -1,0 +1,159 @@
+// The distributed scan as functions: what `provenance scan ...` runs and what the library exports
+// (fleet/entry.ts loads this module on the first call). Each opens its own connection to the
+// queue and closes it before it returns.
+import { availableParallelism } from 'node:os';
+import { CheckSelectionError, parseCatalogue, resolveChecks } from '../engine/checks.js';
+import { engineVersion } from '../engine/engine-version.js';
+import { makePathFilter } from '../engine/path-filter.js';
+import { poolRunner } from '../library/checker.js';
+import { scanWorkers } from '../library/scan-pool.js';
+import type { CatalogueName } from '../types.js';
+import { openFleet, type FleetConnection } from './fleet-connection.js';
+import {
+  BATCH_BOUNDS,
+  checkBounded,
+  checkScanName,
+  DEFAULT_BATCH,
+  DEFAULT_LEASE_SECONDS,
+  FleetError,
+  LEASE_BOUNDS,
+  queueUrl,
+} from './fleet-settings.js';
+import * as rows from './scan-rows.js';
+import { checkBasedOn, startScan as listAndQueue, type StartOutcome } from './scan-start.js';
+import { runWorker, type WorkerSummary } from './scan-worker.js';
+
+export interface QueueOptions {
+  /** The queue's PostgreSQL URL; default: PROVENANCE_QUEUE. */
+  queue?: string;
+  /** Where PROVENANCE_QUEUE (and the AWS SDK's settings) are read; default process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface StartScanOptions extends QueueOptions {
+  name: string;
+  /** Files, folders (walked as `check` walks them), s3://bucket/prefix URLs. */
+  sources: readonly string[];
+  checks?: readonly string[];
+  catalogue?: CatalogueName | string;
+  /** PEM text of C2PA trust anchors, as `check --trust-anchors` reads from a file. */
+  trustAnchorsPem?: string;
+  include?: readonly string[];
+  exclude?: readonly string[];
+  caseSensitive?: boolean;
+  /** Inputs per job (1 to 10,000; default 200). */
+  batchSize?: number;
+  /** Seconds a worker holds a batch without renewing (3 to 3,600; default 60). */
+  leaseSeconds?: number;
+  /** An earlier scan: inputs unchanged since it (size and mtime, or S3 ETag) take its results. */
+  incremental?: string;
+  onListed?: (listed: number) => void;
+}
+
+async function withFleet<T>(options: QueueOptions, fn: (fleet: FleetConnection) => Promise<T>, open: Parameters<typeof openFleet>[1] = {}): Promise<T> {
+  const fleet = await openFleet(queueUrl(options.queue, options.env ?? process.env), open);
+  try {
+    return await fn(fleet);
+  } finally {
+    await fleet.close();
+  }
+}
+
+export async function startScan(options: StartScanOptions): Promise<StartOutcome> {
+  const name = checkScanName(options.name);
+  if (!options.sources.length) throw new FleetError('name at least one source: files, folders or s3://bucket/prefix.');
+  const bad = options.sources.find((s) => s === '-');
+  if (bad !== undefined) throw new FleetError('standard input (-) cannot be a scan source: workers on other machines cannot read it; list the files, or use --files-from with a file.');
+  let catalogue: CatalogueName;
+  let checks: string[];
+  try {
+    catalogue = options.catalogue === undefined ? 'full' : parseCatalogue(options.catalogue);
+    checks = resolveChecks(options.checks, catalogue);
+  } catch (err) {
+    if (err instanceof CheckSelectionError) throw new FleetError(err.message);
+    throw err;
+  }
+  const batchSize = checkBounded('the batch size', options.batchSize ?? DEFAULT_BATCH, BATCH_BOUNDS);
+  const leaseSeconds = checkBounded('the lease', options.leaseSeconds ?? DEFAULT_LEASE_SECONDS, LEASE_BOUNDS);
+  const filter = makePathFilter(options.include, options.exclude, { caseSensitive: options.caseSensitive });
+  return withFleet(options, async (fleet) => {
+    if (options.incremental !== undefined) await checkBasedOn(fleet, name, options.incremental);
+    return listAndQueue(fleet, {
+      name,
+      sources: [...options.sources],
+      options: { checks, catalogue, ...(options.trustAnchorsPem ? { trustAnchorsPem: options.trustAnchorsPem } : {}) },
+      filter,
+      batchSize,
+      leaseSeconds,
+      engine: engineVersion(),
+      basedOn: options.incremental,
+      onListed: options.onListed,
+    });
+  });
+}
+
+export interface ScanWorkerOptions extends QueueOptions {
+  /** Worker threads for checks (1 to 256; default the available cores, at most 4 per core). */
+  concurrency?: number;
+  /** Aborting it finishes the batch in hand and ends the worker (SIGTERM in the CLI). */
+  signal?: AbortSignal;
+  /** End once no batch is waiting, instead of waiting for more. */
+  untilEmpty?: boolean;
+  /** Each event worth a log line (a lost lease, a written-off input, a failed batch). */
+  onLog?: (line: string) => void;
+  /** Seconds between looks at an empty queue (default 1). */
+  pollSeconds?: number;
+}
+
+/** Seconds between pg-boss's sweeps for leases run out (the live workers take turns at it). */
+const SWEEP_SECONDS = 2;
+
+export async function runScanWorker(options: ScanWorkerOptions = {}): Promise<WorkerSummary> {
+  const concurrency = checkBounded('--concurrency', options.concurrency ?? availableParallelism(), { min: 1, max: 256 });
+  const runner = poolRunner(scanWorkers(concurrency), process.stdin);
+  try {
+    return await withFleet(
+      options,
+      (fleet) =>
+        runWorker({
+          fleet,
+          runner,
+          engine: engineVersion(),
+          signal: options.signal ?? new AbortController().signal,
+          log: options.onLog ?? (() => {}),
+          untilEmpty: options.untilEmpty,
+          pollSeconds: options.pollSeconds,
+        }),
+      { supervise: { intervalSeconds: SWEEP_SECONDS }, max: 4 },
+    );
+  } finally {
+    await runner.close();
+  }
+}
+
+export const scanStatus = (name: string, options: QueueOptions = {}) => withFleet(options, (fleet) => rows.scanStatus(fleet, name));
+export const listScans = (options: QueueOptions = {}) => withFleet(options, (fleet) => rows.listScans(fleet));
+export const cancelScan = (name: string, options: QueueOptions = {}) => withFleet(options, (fleet) => rows.cancelScan(fleet, name));
+export const retryScan = (name: string, options: QueueOptions = {}) => withFleet(options, (fleet) => rows.retryScan(fleet, name));
+export const deleteScan = (name: string, options: QueueOptions = {}) => withFleet(options, (fleet) => rows.deleteScan(fleet, name));
+
+/** One input of a scan as `scan results` gives it: its `check --json` line once finished. */
+export interface ScanResultRow {
+  source: string;
+  state: 'queued' | 'done' | 'failed';
+  /** The `check --json` line (without its newline); null while queued. */
+  line: string | null;
+  /** Report details of its C2PA match (for the HTML report), when it has one. */
+  details: unknown;
+  reason: string | null;
+}
+
+/** A scan's inputs in source order, finished or not; the connection closes when the loop ends. */
+export async function* scanResults(name: string, options: QueueOptions = {}): AsyncGenerator<ScanResultRow> {
+  const fleet = await openFleet(queueUrl(options.queue, options.env ?? process.env));
+  try {
+    for await (const row of rows.scanResults(fleet, name)) yield { source: row.source, state: row.state, line: row.line, details: row.details, reason: row.reason };
+  } finally {
+    await fleet.close();
+  }
+}

@@ -1,0 +1,128 @@
+// One process's connection to the queue: a `pg` pool, our scan tables (made on first use), and
+// pg-boss over the same pool. `pg` and `pg-boss` are loaded here, on the first scan command, never
+// by `check`.
+import type { Pool, PoolClient } from 'pg';
+import type PgBoss from 'pg-boss';
+import { FLEET_DDL, FLEET_SCHEMA_LOCK, FLEET_SCHEMA_VERSION } from './fleet-schema.js';
+import { BATCH_QUEUE, DEAD_QUEUE, DEFAULT_RETRIES, FleetError, QUEUE_SCHEMA, queueWhere, RETRY_DELAY_SECONDS, SCAN_SCHEMA } from './fleet-settings.js';
+
+export interface FleetConnection {
+  pool: Pool;
+  boss: PgBoss;
+  /** host:port/database, for messages. */
+  where: string;
+  /** Runs `fn` in one transaction on one client. */
+  transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /**
+   * Workers run pg-boss's maintenance (the sweep that returns batches whose lease ran out); the
+   * other commands only read and write, and leave it to them.
+   */
+  supervise?: { intervalSeconds: number };
+  /** Connections in the pool (a worker: its batch, its lease renewals, pg-boss). */
+  max?: number;
+}
+
+/** A connection error from `pg` as one line that names the queue, not the URL's secrets. */
+export function unreachable(where: string, err: unknown): FleetError {
+  const e = err as { code?: string; message?: string };
+  const why = e.code === 'ECONNREFUSED' ? 'nothing accepts connections there' : e.code === 'ENOTFOUND' ? 'no such host' : (e.message ?? String(err)).split('\n')[0];
+  return new FleetError(`cannot reach the queue at ${where}: ${why}.`, 1);
+}
+
+export async function openFleet(url: string, options: OpenOptions = {}): Promise<FleetConnection> {
+  const where = queueWhere(url);
+  const [{ default: pg }, { default: PgBossClass }] = await Promise.all([import('pg'), import('pg-boss')]);
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 4, connectionTimeoutMillis: 10_000, application_name: 'provenance-scan' });
+  // An idle client's error (the server restarted) must not end the process; the next query fails
+  // and says so.
+  pool.on('error', () => {});
+  try {
+    await setUpSchema(pool);
+  } catch (err) {
+    await pool.end().catch(() => {});
+    if (err instanceof FleetError) throw err;
+    throw unreachable(where, err);
+  }
+  const boss = new PgBossClass({
+    db: { executeSql: (text: string, values?: unknown[]) => (values?.length ? pool.query(text, values) : pool.query(text)) },
+    schema: QUEUE_SCHEMA,
+    supervise: Boolean(options.supervise),
+    maintenanceIntervalSeconds: options.supervise?.intervalSeconds ?? 120,
+    schedule: false,
+    migrate: true,
+  });
+  // pg-boss reports a failed maintenance round as an event; the next round tries again.
+  boss.on('error', () => {});
+  try {
+    await boss.start();
+    await ensureQueues(boss);
+  } catch (err) {
+    await boss.stop({ graceful: false, close: false, wait: false }).catch(() => {});
+    await pool.end().catch(() => {});
+    throw unreachable(where, err);
+  }
+  return {
+    pool,
+    boss,
+    where,
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const value = await fn(client);
+        await client.query('COMMIT');
+        return value;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    async close() {
+      await boss.stop({ graceful: false, close: false, wait: true, timeout: 1000 }).catch(() => {});
+      await pool.end().catch(() => {});
+    },
+  };
+}
+
+async function setUpSchema(pool: Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [FLEET_SCHEMA_LOCK]);
+    try {
+      await client.query(FLEET_DDL);
+      const { rows } = await client.query<{ version: number }>(`SELECT version FROM ${SCAN_SCHEMA}.version`);
+      if (rows.length === 0) await client.query(`INSERT INTO ${SCAN_SCHEMA}.version VALUES ($1)`, [FLEET_SCHEMA_VERSION]);
+      else if (rows[0]!.version > FLEET_SCHEMA_VERSION) {
+        throw new FleetError(`the queue's scan tables are of a newer provenance (schema ${rows[0]!.version}; this one knows ${FLEET_SCHEMA_VERSION}): upgrade provenance on this machine.`, 1);
+      }
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [FLEET_SCHEMA_LOCK]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * The batch queue and its dead-letter queue: a batch is tried DEFAULT_RETRIES more times with
+ * back-off, then goes to DEAD_QUEUE, where a worker writes its unfinished inputs off as failed.
+ */
+async function ensureQueues(boss: PgBoss): Promise<void> {
+  if (!(await boss.getQueue(DEAD_QUEUE))) await boss.createQueue(DEAD_QUEUE, { name: DEAD_QUEUE, retryLimit: 2 }).catch(ignoreRace);
+  if (!(await boss.getQueue(BATCH_QUEUE))) {
+    await boss
+      .createQueue(BATCH_QUEUE, { name: BATCH_QUEUE, retryLimit: DEFAULT_RETRIES, retryDelay: RETRY_DELAY_SECONDS, retryBackoff: true, deadLetter: DEAD_QUEUE })
+      .catch(ignoreRace);
+  }
+}
+
+/** Two processes that make a queue at once: the second one's insert meets the first one's row. */
+function ignoreRace(err: unknown): void {
+  if ((err as { code?: string }).code !== '23505') throw err;
+}

@@ -1,0 +1,150 @@
+// `provenance scan start`: lists the sources as `check` walks them (folders in sorted order, S3
+// prefixes a page of 1,000 keys at a time), writes one row per input and queues them in batches,
+// each batch's rows and its job in one transaction, so a listing cut short leaves no input
+// without its job and no job without its inputs.
+import { stat } from 'node:fs/promises';
+import type { PoolClient } from 'pg';
+import { displayPath, type FsPath } from '../engine/byte-paths.js';
+import { expandInputs, type InputItem } from '../engine/inputs.js';
+import type { PathFilter } from '../engine/path-filter.js';
+import { errorLine } from '../library/json-line.js';
+import type { FleetConnection } from './fleet-connection.js';
+import { FleetError, SCAN_SCHEMA } from './fleet-settings.js';
+import { queueBatch } from './batch-jobs.js';
+import { locationOf, type InputLocation } from './input-location.js';
+import { scanRow } from './scan-rows.js';
+import type { ScanCheckOptions } from './batch-jobs.js';
+
+
+export interface StartPlan {
+  name: string;
+  sources: FsPath[];
+  options: ScanCheckOptions;
+  filter?: PathFilter;
+  batchSize: number;
+  leaseSeconds: number;
+  engine: string;
+  /** --incremental SCAN: inputs whose size and mtime (or ETag) match that scan's are not checked again. */
+  basedOn?: string;
+  /** Called after each batch is queued, with the inputs listed so far. */
+  onListed?: (listed: number) => void;
+}
+
+export interface StartOutcome {
+  name: string;
+  /** Inputs listed (duplicates of a source already listed are not counted again). */
+  total: number;
+  /** Inputs queued for workers. */
+  queued: number;
+  /** Inputs answered from the scan named by --incremental. */
+  reused: number;
+  /** Sources that could not be listed (a missing file or bucket, refused credentials, ...). */
+  listErrors: { source: string; message: string }[];
+  batches: number;
+}
+
+interface Row {
+  seq: number;
+  source: string;
+  location: InputLocation;
+  identity: string | null;
+  listError?: { type: string; message: string };
+}
+
+/** Size and mtime of a file, or size and ETag of an S3 object: what --incremental compares. */
+async function identityOf(item: InputItem): Promise<string | null> {
+  if (item.kind === 's3') return item.object.etag !== undefined ? `etag:${item.object.etag}:${item.object.size ?? ''}` : null;
+  if (item.kind !== 'file') return null;
+  try {
+    const st = await stat(item.path, { bigint: true });
+    return `file:${st.size}:${st.mtimeNs}`;
+  } catch {
+    return null; // read by the worker, which reports why it cannot be
+  }
+}
+
+export async function startScan(fleet: FleetConnection, plan: StartPlan): Promise<StartOutcome> {
+  try {
+    await fleet.pool.query(
+      `INSERT INTO ${SCAN_SCHEMA}.scans (name, state, options, sources, batch_size, lease_seconds, engine, based_on) VALUES ($1, 'listing', $2, $3, $4, $5, $6, $7)`,
+      [plan.name, plan.options, JSON.stringify(plan.sources.map((s) => displayPath(s))), plan.batchSize, plan.leaseSeconds, plan.engine, plan.basedOn ?? null],
+    );
+  } catch (err) {
+    if ((err as { code?: string }).code === '23505') throw new FleetError(`a scan named ${plan.name} exists already (provenance scan list); choose another name.`);
+    throw err;
+  }
+  const outcome: StartOutcome = { name: plan.name, total: 0, queued: 0, reused: 0, listErrors: [], batches: 0 };
+  let seq = 0;
+  let rows: Row[] = [];
+  const flush = async () => {
+    if (!rows.length) return;
+    const chunk = rows;
+    rows = [];
+    const { inserted, reused, queued } = await fleet.transaction((client) => writeBatch(fleet, client, plan, chunk));
+    outcome.total += inserted;
+    outcome.reused += reused;
+    outcome.queued += queued.length;
+    if (queued.length) outcome.batches++;
+    plan.onListed?.(outcome.total);
+  };
+  for await (const item of expandInputs(plan.sources, { filter: plan.filter, stdin: false })) {
+    const row: Row = { seq: seq++, source: item.source, location: locationOf(item), identity: await identityOf(item) };
+    if (item.kind === 'error') {
+      row.listError = item.error.toInfo();
+      if (outcome.listErrors.length < 1000) outcome.listErrors.push({ source: item.source, message: item.error.message });
+    }
+    rows.push(row);
+    if (rows.length >= plan.batchSize) await flush();
+  }
+  await flush();
+  await fleet.pool.query(`UPDATE ${SCAN_SCHEMA}.scans SET state = CASE WHEN state = 'listing' THEN 'queued' ELSE state END, total = $2, listed_at = now() WHERE name = $1`, [plan.name, outcome.total]);
+  return outcome;
+}
+
+/**
+ * One batch: its rows (a source listed before in this scan is skipped, so it has one result),
+ * the results --incremental can reuse, and one job for the rest.
+ */
+async function writeBatch(fleet: FleetConnection, client: PoolClient, plan: StartPlan, rows: Row[]) {
+  const inserted = await client.query<{ seq: number }>(
+    `INSERT INTO ${SCAN_SCHEMA}.inputs (scan, seq, source, location, identity, state, line, reason, finished_at)
+     SELECT $1, r.seq, r.source, r.location, r.identity, CASE WHEN r.reason IS NULL THEN 'queued' ELSE 'failed' END, r.line, r.reason,
+            CASE WHEN r.reason IS NULL THEN NULL ELSE now() END
+       FROM unnest($2::int[], $3::text[], $4::jsonb[], $5::text[], $6::text[], $7::text[]) AS r(seq, source, location, identity, line, reason)
+     ON CONFLICT (scan, source) DO NOTHING
+     RETURNING seq`,
+    [
+      plan.name,
+      rows.map((r) => r.seq),
+      rows.map((r) => r.source),
+      rows.map((r) => JSON.stringify(r.location)),
+      rows.map((r) => r.identity),
+      rows.map((r) => (r.listError ? errorLine(r.source, r.listError) : null)),
+      rows.map((r) => r.listError?.message ?? null),
+    ],
+  );
+  let reused = 0;
+  if (plan.basedOn && inserted.rowCount) {
+    const copied = await client.query(
+      `UPDATE ${SCAN_SCHEMA}.inputs AS now_ SET state = 'done', line = before.line, details = before.details, worker = before.worker, reused = true, finished_at = now()
+         FROM ${SCAN_SCHEMA}.inputs AS before
+        WHERE now_.scan = $1 AND now_.seq = ANY($2::int[]) AND now_.state = 'queued' AND now_.identity IS NOT NULL
+          AND before.scan = $3 AND before.source = now_.source AND before.identity = now_.identity AND before.state = 'done'`,
+      [plan.name, inserted.rows.map((r) => r.seq), plan.basedOn],
+    );
+    reused = copied.rowCount ?? 0;
+  }
+  const queued = await client.query<{ seq: number }>(`SELECT seq FROM ${SCAN_SCHEMA}.inputs WHERE scan = $1 AND seq = ANY($2::int[]) AND state = 'queued' ORDER BY seq`, [
+    plan.name,
+    inserted.rows.map((r) => r.seq),
+  ]);
+  const seqs = queued.rows.map((r) => r.seq);
+  if (seqs.length) await queueBatch(fleet, client, plan.name, seqs, plan.leaseSeconds);
+  return { inserted: inserted.rowCount ?? 0, reused, queued: seqs };
+}
+
+/** The scan named by --incremental must exist (and differ from the new one). */
+export async function checkBasedOn(fleet: FleetConnection, name: string, basedOn: string): Promise<void> {
+  if (basedOn === name) throw new FleetError('--incremental names the scan to compare with: an earlier scan, not this one.');
+  if (!(await scanRow(fleet, basedOn))) throw new FleetError(`--incremental ${basedOn}: no such scan (provenance scan list).`);
+}

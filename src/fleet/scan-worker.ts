@@ -1,0 +1,279 @@
+// `provenance scan worker`: takes batches from the queue until stopped and runs their inputs
+// through the same worker pool and engine as `check`, writing each input's `check --json` line
+// into its row.
+//
+// What no crash can break (docs/SCALE.md "What a crash costs"):
+// - One result per input: a line is written only while its row is `queued`, so a batch run a
+//   second time (its lease ran out; its worker was killed after writing, before acknowledging)
+//   finds its finished inputs finished and leaves them.
+// - Nothing lost: a worker renews its lease every third of it; killed, it stops, the lease runs
+//   out, pg-boss's sweep (run by the live workers) puts the batch back, and another worker takes
+//   what is still queued of it.
+// - A poison input (one that ends every worker that reads it) cannot hold its batch: a batch on
+//   its second or later try runs its inputs one at a time, counting each start in the input's row
+//   first; an input begun MAX_INPUT_STARTS times without a result is written off as failed with
+//   that reason, and the batch goes on.
+import { hostname } from 'node:os';
+import type { Job } from 'pg-boss';
+import type { DetectOptions } from '../engine/detect.js';
+import { openS3, type S3Connection } from '../engine/s3-source.js';
+import type { Outcome, PoolRunner } from '../library/checker.js';
+import { errorLine, resultLine } from '../library/json-line.js';
+import { scanWindow } from '../library/scan-pool.js';
+import type { ErrorInfo } from '../types.js';
+import { verdictOf } from '../verdict/verdict.js';
+import type { BatchJob } from './batch-jobs.js';
+import type { FleetConnection } from './fleet-connection.js';
+import { BATCH_QUEUE, DEAD_QUEUE, MAX_INPUT_STARTS, QUEUE_SCHEMA, SCAN_SCHEMA } from './fleet-settings.js';
+import { itemOf, type InputLocation } from './input-location.js';
+import { scanRow, type ScanRow } from './scan-rows.js';
+
+export interface WorkerPlan {
+  fleet: FleetConnection;
+  runner: PoolRunner;
+  /** This build's engine fingerprint: a scan started by another build is said once in the log. */
+  engine: string;
+  /** Aborted by SIGTERM: the batch in hand is finished, then the worker stops. */
+  signal: AbortSignal;
+  /** One line per event worth a log (a batch done, a lost lease, a written-off input). */
+  log: (line: string) => void;
+  /** Seconds between looks at an empty queue. */
+  pollSeconds?: number;
+  /** The name results are written under (default host:pid). */
+  id?: string;
+  /** Stop once no batch is waiting (the bench's runs; tests). */
+  untilEmpty?: boolean;
+}
+
+export interface WorkerSummary {
+  id: string;
+  batches: number;
+  inputs: number;
+  failed: number;
+}
+
+/** Results are written in groups of this many, or after this long, whichever comes first. */
+const WRITE_GROUP = 64;
+const WRITE_AFTER_MS = 250;
+
+export async function runWorker(plan: WorkerPlan): Promise<WorkerSummary> {
+  const id = plan.id ?? `${hostname()}:${process.pid}`;
+  const summary: WorkerSummary = { id, batches: 0, inputs: 0, failed: 0 };
+  let s3: Promise<S3Connection> | undefined;
+  const s3Connection = () => (s3 ??= openS3());
+  const toldEngine = new Set<string>();
+  try {
+    while (!plan.signal.aborted) {
+      const [job] = ((await plan.fleet.boss.fetch<BatchJob>(BATCH_QUEUE, { batchSize: 1, includeMetadata: true })) ?? []) as (Job<BatchJob> & { retryCount?: number })[];
+      if (!job) {
+        if (await writeOffDead(plan, id)) continue;
+        if (plan.untilEmpty) break;
+        await pause((plan.pollSeconds ?? 1) * 1000, plan.signal);
+        continue;
+      }
+      try {
+        const scan = await scanRow(plan.fleet, job.data.scan);
+        if (scan && scan.state !== 'cancelled') {
+          if (scan.engine !== plan.engine && !toldEngine.has(scan.name)) {
+            toldEngine.add(scan.name);
+            plan.log(`scan ${scan.name} was started by another build of provenance (engine ${scan.engine}; this worker: ${plan.engine}); its results may differ from this worker's.`);
+          }
+          const done = await runBatch(plan, id, scan, job, s3Connection);
+          summary.inputs += done.inputs;
+          summary.failed += done.failed;
+        }
+        await plan.fleet.boss.complete(BATCH_QUEUE, job.id);
+        summary.batches++;
+      } catch (err) {
+        // The database went away mid-batch, or the like: the batch is tried again after a pause
+        // (pg-boss's back-off); what was written stays written.
+        plan.log(`batch ${job.id} of scan ${job.data.scan}: ${(err as Error).message}; it will be tried again.`);
+        await plan.fleet.boss.fail(BATCH_QUEUE, job.id, { message: (err as Error).message }).catch(() => {});
+      }
+    }
+  } finally {
+    if (s3) (await s3.catch(() => undefined))?.client.destroy();
+  }
+  return summary;
+}
+
+interface InputRow {
+  seq: number;
+  source: string;
+  location: InputLocation;
+  starts: number;
+}
+
+async function runBatch(plan: WorkerPlan, id: string, scan: ScanRow, job: Job<BatchJob> & { retryCount?: number }, s3: () => Promise<S3Connection>) {
+  const { fleet } = plan;
+  const options: DetectOptions = {
+    checks: scan.options.checks,
+    ...(scan.options.catalogue === 'hosted' ? { catalogue: 'hosted' as const } : {}),
+    ...(scan.options.trustAnchorsPem ? { trustAnchorsPem: scan.options.trustAnchorsPem } : {}),
+  };
+  const lease = holdLease(fleet, job.id, scan.leaseSeconds, (line) => plan.log(line));
+  const writer = new ResultWriter(fleet, scan.name, id);
+  let failed = 0;
+  const record = async (row: InputRow, outcome: Outcome) => {
+    if (!outcome.ok) failed++;
+    await writer.add(row, outcome);
+  };
+  try {
+    const { rows } = await fleet.pool.query<InputRow>(
+      `SELECT seq, source, location, starts FROM ${SCAN_SCHEMA}.inputs WHERE scan = $1 AND seq = ANY($2::int[]) AND state = 'queued' ORDER BY seq`,
+      [scan.name, job.data.seqs],
+    );
+    if ((job.retryCount ?? 0) === 0) {
+      // First try: the whole batch through the pool at once, as `check` runs a folder.
+      const window = scanWindow();
+      const inFlight = new Set<Promise<void>>();
+      for (const row of rows) {
+        const running = plan.runner.check(itemOf(row.source, row.location, s3), options).then((outcome) => record(row, outcome));
+        inFlight.add(running);
+        void running.finally(() => inFlight.delete(running)).catch(() => {});
+        if (inFlight.size >= window) await Promise.race(inFlight);
+      }
+      await Promise.all(inFlight);
+    } else {
+      // A later try: some input may have ended the worker that held the batch. One at a time,
+      // each start counted before it begins, each result written before the next.
+      for (const row of rows) {
+        const started = await fleet.pool.query<{ starts: number }>(
+          `UPDATE ${SCAN_SCHEMA}.inputs SET starts = starts + 1 WHERE scan = $1 AND seq = $2 AND state = 'queued' AND starts < $3 RETURNING starts`,
+          [scan.name, row.seq, MAX_INPUT_STARTS],
+        );
+        if (!started.rowCount) {
+          if (row.starts >= MAX_INPUT_STARTS) {
+            const error: ErrorInfo = {
+              type: 'check_failed',
+              message: `${row.source}: every worker that checked it ended before it was checked (${MAX_INPUT_STARTS} tries); written off so that the scan goes on. Check it alone with \`provenance check\` to see why.`,
+            };
+            plan.log(`scan ${scan.name}: ${error.message}`);
+            await record(row, { source: row.source, ok: false, error, inputError: false });
+            await writer.flush();
+          }
+          continue; // finished meanwhile by another worker
+        }
+        await record(row, await plan.runner.check(itemOf(row.source, row.location, s3), options));
+        await writer.flush();
+      }
+    }
+    await writer.flush();
+  } finally {
+    lease.stop();
+  }
+  return { inputs: writer.written, failed };
+}
+
+/**
+ * Writes outcomes into their rows in groups; a row already finished (by an earlier holder of the
+ * batch) is left as it is.
+ */
+class ResultWriter {
+  private pending: { seq: number; state: 'done' | 'failed'; line: string; details: string | null; reason: string | null }[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> = Promise.resolve();
+  written = 0;
+
+  constructor(
+    private readonly fleet: FleetConnection,
+    private readonly scan: string,
+    private readonly worker: string,
+  ) {}
+
+  async add(row: InputRow, outcome: Outcome): Promise<void> {
+    if (outcome.ok) {
+      const line = outcome.json !== undefined ? outcome.json : resultLine(outcome.source, outcome.result, outcome.hints, verdictOf(outcome.result));
+      this.pending.push({ seq: row.seq, state: 'done', line, details: outcome.details ? JSON.stringify(outcome.details) : null, reason: null });
+    } else {
+      this.pending.push({ seq: row.seq, state: 'failed', line: errorLine(outcome.source, outcome.error), details: null, reason: outcome.error.message });
+    }
+    if (this.pending.length >= WRITE_GROUP) await this.flush();
+    else this.timer ??= setTimeout(() => void this.flush().catch(() => {}), WRITE_AFTER_MS);
+  }
+
+  async flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const group = this.pending;
+    this.pending = [];
+    // One write at a time, in order: a group never overtakes the one before it.
+    this.writing = this.writing.then(() => (group.length ? this.write(group) : undefined));
+    await this.writing;
+  }
+
+  private async write(group: ResultWriter['pending']): Promise<void> {
+    const { rowCount } = await this.fleet.pool.query(
+      `UPDATE ${SCAN_SCHEMA}.inputs AS i SET state = g.state, line = g.line, details = g.details, reason = g.reason, worker = $2, finished_at = now()
+         FROM unnest($3::int[], $4::text[], $5::text[], $6::jsonb[], $7::text[]) AS g(seq, state, line, details, reason)
+        WHERE i.scan = $1 AND i.seq = g.seq AND i.state = 'queued'`,
+      [this.scan, this.worker, group.map((g) => g.seq), group.map((g) => g.state), group.map((g) => g.line), group.map((g) => g.details), group.map((g) => g.reason)],
+    );
+    this.written += rowCount ?? 0;
+  }
+}
+
+/**
+ * Renews a batch's lease every third of it. pg-boss 10 has no renewal of its own: its sweep fails
+ * an active job whose `started_on + expire_in` has passed, so moving `started_on` on is the
+ * renewal (pg-boss is pinned to 10.x for this; docs/SCALE.md). A renewal that finds the job no
+ * longer active means the lease was lost (the sweep ran first): said once; the batch goes on,
+ * and whatever of it another worker finishes first stays that worker's.
+ */
+function holdLease(fleet: FleetConnection, jobId: string, leaseSeconds: number, log: (line: string) => void): { stop(): void } {
+  let lost = false;
+  const timer = setInterval(
+    () => {
+      fleet.pool
+        .query(`UPDATE ${QUEUE_SCHEMA}.job SET started_on = now() WHERE name = $1 AND id = $2 AND state = 'active'`, [BATCH_QUEUE, jobId])
+        .then(({ rowCount }) => {
+          if (!rowCount && !lost) {
+            lost = true;
+            log(`batch ${jobId}: its lease ran out before it was renewed; another worker may take it (no input gets two results).`);
+          }
+        })
+        .catch(() => {});
+    },
+    Math.max(1000, (leaseSeconds * 1000) / 3),
+  );
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
+/**
+ * Batches whose tries are spent arrive in the dead-letter queue: their inputs still queued are
+ * written off as failed with the batch's last error, so the scan ends and `scan retry` can try
+ * them again. True when there was one.
+ */
+async function writeOffDead(plan: WorkerPlan, id: string): Promise<boolean> {
+  const jobs = (await plan.fleet.boss.fetch<BatchJob>(DEAD_QUEUE, { batchSize: 10, includeMetadata: true })) ?? [];
+  for (const job of jobs) {
+    const why = (job as { output?: { message?: string; value?: { message?: string } } }).output;
+    const message = why?.message ?? why?.value?.message ?? 'its batch failed every try';
+    const { rows } = await plan.fleet.pool.query<{ seq: number; source: string }>(
+      `SELECT seq, source FROM ${SCAN_SCHEMA}.inputs WHERE scan = $1 AND seq = ANY($2::int[]) AND state = 'queued'`,
+      [job.data.scan, job.data.seqs],
+    );
+    const writer = new ResultWriter(plan.fleet, job.data.scan, id);
+    for (const row of rows) {
+      const error: ErrorInfo = { type: 'check_failed', message: `${row.source}: not checked; its batch failed every try (last: ${message}).` };
+      await writer.add({ ...row, location: { path: '' }, starts: 0 }, { source: row.source, ok: false, error, inputError: false });
+    }
+    await writer.flush();
+    if (rows.length) plan.log(`scan ${job.data.scan}: ${rows.length} input(s) of a batch that failed every try written off as failed (${message}).`);
+    await plan.fleet.boss.complete(DEAD_QUEUE, job.id);
+  }
+  return jobs.length > 0;
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,75 @@
+// Issue 33: a scan spread over three workers, one of them killed with SIGKILL twice while the
+// 1,100-file scan runs, ends with exactly one result per input, equal (checks and results) to
+// `check --json` of the same files. Real PostgreSQL, real subprocesses of the built CLI.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { comparable, inputCounts, makeMixedFolder, startWorker, waitFor, type Worker } from '../helpers/fleet.js';
+import { createTestDatabase, sql, type TestDatabase } from '../helpers/postgres.js';
+import { parseLines, runBin } from '../helpers/run-cli.js';
+import { makeSignedSet } from '../helpers/signed.js';
+
+const FILES = 1100;
+let dir: string;
+let db: TestDatabase;
+const workers: Worker[] = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  dir = mkdtempSync(join(tmpdir(), 'prov-fleet-crash-'));
+  makeMixedFolder(join(dir, 'photos'), FILES, (await makeSignedSet()).jpeg);
+}, 120_000);
+
+afterAll(async () => {
+  for (const w of workers) w.child.kill('SIGKILL');
+  await Promise.all(workers.map((w) => w.exited));
+  await db?.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it('three workers, one killed twice: every input has exactly one result, equal to check --json', async () => {
+  const queue = db.url;
+  // Small batches and a short lease, so that kills land in the middle of batches and their
+  // batches come back within seconds.
+  const started = await runBin(['scan', 'start', 'crash', 'photos', '--queue', queue, '--batch', '40', '--lease', '3'], { cwd: dir });
+  expect(started.stderr).toContain(`${FILES.toLocaleString('en-US')} inputs listed`);
+  expect(started.code).toBe(0);
+
+  const spawnOne = () => {
+    const w = startWorker(queue);
+    workers.push(w);
+    return w;
+  };
+  spawnOne();
+  spawnOne();
+  let victim = spawnOne();
+  for (const atLeast of [150, 550]) {
+    await waitFor(`${atLeast} results`, async () => (await inputCounts(queue, 'crash')).done >= atLeast);
+    // While batches are in hand (with three busy workers, nearly always the victim's too).
+    await waitFor('a batch in hand', async () => (await sql(queue, `SELECT 1 FROM provenance_queue.job WHERE state = 'active'`)).length > 0, 30_000);
+    victim.child.kill('SIGKILL');
+    expect((await victim.exited).signal).toBe('SIGKILL');
+    victim = spawnOne();
+  }
+  await waitFor('the scan to finish', async () => (await inputCounts(queue, 'crash')).queued === 0, 180_000);
+
+  // Exactly one row per input, each with its one line (the table's key, and what it holds).
+  const [{ rows, sources }] = await sql(queue, `SELECT count(*)::int AS rows, count(DISTINCT source)::int AS sources FROM provenance_scan.inputs WHERE scan = 'crash' AND line IS NOT NULL`);
+  expect({ rows, sources }).toEqual({ rows: FILES, sources: FILES });
+
+  const results = await runBin(['scan', 'results', 'crash', '--json', '--queue', queue], { cwd: dir });
+  const checked = await runBin(['check', '--json', 'photos'], { cwd: dir });
+  const fromScan = parseLines(results.stdout);
+  const fromCheck = parseLines(checked.stdout);
+  expect(fromScan).toHaveLength(FILES);
+  expect(comparable(fromScan)).toEqual(comparable(fromCheck));
+  // The text files are errors in both, the rest results: the same exit code as check's.
+  expect(results.code).toBe(checked.code);
+  // The kills landed in batches, which came back when their leases ran out and were run again.
+  const [{ retried }] = await sql(queue, `SELECT count(*)::int AS retried FROM provenance_queue.job WHERE name = 'provenance-scan-batches' AND retry_count > 0`);
+  expect(retried).toBeGreaterThanOrEqual(1);
+  // The killed workers' batches were taken up by others: more than one worker wrote results.
+  const writers = await sql(queue, `SELECT DISTINCT worker FROM provenance_scan.inputs WHERE scan = 'crash'`);
+  expect(writers.length).toBeGreaterThanOrEqual(3);
+}, 300_000);

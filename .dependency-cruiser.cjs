@@ -1,6 +1,6 @@
 // The house rules (docs/ARCHITECTURE.md): imports go down only, and never in a circle.
-//   index.ts (the library's entry) -> library / client
-//   commands -> daemon / client / ui / library -> engine -> detectors -> media -> types
+//   index.ts (the library's entry) -> library / client / fleet (the distributed scan's functions)
+//   commands -> daemon / client / ui / fleet -> library -> engine -> detectors -> media -> types
 //   ui / report / library -> verdict (one verdict per file) -> detectors
 //   commands, daemon -> report (the HTML card and scan report) -> ui's card words, detectors, media
 // config/ is read by the layers that need settings. Each room's allowed imports are the table of
@@ -32,6 +32,8 @@ module.exports = {
     only('engine-runs-detectors', 'engine', ['engine', 'detectors', 'media', 'types.ts']),
     only('config-stands-alone', 'config', ['config', 'types.ts']),
     only('library-runs-the-engine', 'library', ['library', 'verdict', 'engine', 'detectors', 'media', 'config', 'types.ts']),
+    // The distributed scan (issue 33): a queue in PostgreSQL, workers that run the library's checker.
+    only('fleet-queues-scans', 'fleet', ['fleet', 'library', 'verdict', 'engine', 'detectors', 'media', 'config', 'types.ts']),
     only('daemon-runs-the-engine', 'daemon', ['daemon', 'report', 'engine', 'detectors', 'media', 'config', 'types.ts']),
     only('client-speaks-v1', 'client', ['client', 'config', 'types.ts']),
     only('ui-draws-results', 'ui', ['ui', 'verdict', 'engine', 'detectors', 'media', 'types.ts']),
@@ -53,9 +55,9 @@ module.exports = {
     {
       name: 'store-owns-its-engines',
       severity: 'error',
-      comment: 'Only the store implementations talk to lowdb or PostgreSQL; everything else goes through the Store interface.',
-      from: { pathNot: '^src/daemon/store/' },
-      to: { path: 'node_modules/(lowdb|pg|pg-pool)/' },
+      comment: 'Only the store implementations (and the scan queue, fleet/, which keeps its own tables) talk to lowdb or PostgreSQL; everything else goes through the Store interface.',
+      from: { pathNot: '^src/(daemon/store|fleet)/' },
+      to: { path: 'node_modules/(lowdb|pg|pg-pool|pg-boss)/' },
     },
   ],
   options: {

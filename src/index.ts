@@ -8,6 +8,25 @@ export type { CheckInput, CheckOptions } from './library/check.js';
 export type { ScanEntry, ScanError, ScanErrorType, ScanInputs, ScanOptions } from './library/scan.js';
 export type { CommonOptions } from './library/options.js';
 export {
+  cancelScan,
+  deleteScan,
+  FleetError,
+  listScans,
+  retryScan,
+  runScanWorker,
+  scanResults,
+  scanStatus,
+  startScan,
+  type QueueOptions,
+  type ScanResultRow,
+  type ScanStatus,
+  type ScanWorkerOptions,
+  type StartOutcome,
+  type StartScanOptions,
+  type WorkerShare,
+  type WorkerSummary,
+} from './fleet/entry.js';
+export {
   ProvenanceClient,
   type DetectRequest,
   type DetectSource,

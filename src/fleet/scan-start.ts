@@ -2,15 +2,15 @@
 // prefixes a page of 1,000 keys at a time), writes one row per input and queues them in batches,
 // each batch's rows and its job in one transaction, so a listing cut short leaves no input
 // without its job and no job without its inputs.
-import { stat } from 'node:fs/promises';
 import type { PoolClient } from 'pg';
 import { displayPath, type FsPath } from '../engine/byte-paths.js';
-import { expandInputs, type InputItem } from '../engine/inputs.js';
+import { expandInputs } from '../engine/inputs.js';
 import type { PathFilter } from '../engine/path-filter.js';
 import { errorLine } from '../library/json-line.js';
 import type { FleetConnection } from './fleet-connection.js';
 import { FleetError, SCAN_SCHEMA } from './fleet-settings.js';
 import { queueBatch } from './batch-jobs.js';
+import { identityOf } from './input-identity.js';
 import { locationOf, type InputLocation } from './input-location.js';
 import { scanRow } from './scan-rows.js';
 import type { ScanCheckOptions } from './batch-jobs.js';
@@ -49,18 +49,6 @@ interface Row {
   location: InputLocation;
   identity: string | null;
   listError?: { type: string; message: string };
-}
-
-/** Size and mtime of a file, or size and ETag of an S3 object: what --incremental compares. */
-async function identityOf(item: InputItem): Promise<string | null> {
-  if (item.kind === 's3') return item.object.etag !== undefined ? `etag:${item.object.etag}:${item.object.size ?? ''}` : null;
-  if (item.kind !== 'file') return null;
-  try {
-    const st = await stat(item.path, { bigint: true });
-    return `file:${st.size}:${st.mtimeNs}`;
-  } catch {
-    return null; // read by the worker, which reports why it cannot be
-  }
 }
 
 export async function startScan(fleet: FleetConnection, plan: StartPlan): Promise<StartOutcome> {

@@ -25,6 +25,7 @@ import { verdictOf } from '../verdict/verdict.js';
 import type { BatchJob } from './batch-jobs.js';
 import type { FleetConnection } from './fleet-connection.js';
 import { BATCH_QUEUE, DEAD_QUEUE, MAX_INPUT_STARTS, QUEUE_SCHEMA, SCAN_SCHEMA } from './fleet-settings.js';
+import { identityOf } from './input-identity.js';
 import { itemOf, type InputLocation } from './input-location.js';
 import { scanRow, type ScanRow } from './scan-rows.js';
 
@@ -114,9 +115,9 @@ async function runBatch(plan: WorkerPlan, id: string, scan: ScanRow, job: Job<Ba
   const lease = holdLease(fleet, job.id, scan.leaseSeconds, (line) => plan.log(line));
   const writer = new ResultWriter(fleet, scan.name, id);
   let failed = 0;
-  const record = async (row: InputRow, outcome: Outcome) => {
+  const record = async (row: InputRow, outcome: Outcome, identity?: string | null) => {
     if (!outcome.ok) failed++;
-    await writer.add(row, outcome);
+    await writer.add(row, outcome, identity);
   };
   try {
     const { rows } = await fleet.pool.query<InputRow>(
@@ -128,7 +129,7 @@ async function runBatch(plan: WorkerPlan, id: string, scan: ScanRow, job: Job<Ba
       const window = scanWindow();
       const inFlight = new Set<Promise<void>>();
       for (const row of rows) {
-        const running = plan.runner.check(itemOf(row.source, row.location, s3), options).then((outcome) => record(row, outcome));
+        const running = checkRow(plan.runner, row, options, s3).then(([outcome, identity]) => record(row, outcome, identity));
         inFlight.add(running);
         void running.finally(() => inFlight.delete(running)).catch(() => {});
         if (inFlight.size >= window) await Promise.race(inFlight);
@@ -154,7 +155,8 @@ async function runBatch(plan: WorkerPlan, id: string, scan: ScanRow, job: Job<Ba
           }
           continue; // finished meanwhile by another worker
         }
-        await record(row, await plan.runner.check(itemOf(row.source, row.location, s3), options));
+        const [outcome, identity] = await checkRow(plan.runner, row, options, s3);
+        await record(row, outcome, identity);
         await writer.flush();
       }
     }
@@ -165,12 +167,19 @@ async function runBatch(plan: WorkerPlan, id: string, scan: ScanRow, job: Job<Ba
   return { inputs: writer.written, failed };
 }
 
+/** One input through the pool, with the identity of the file as it was just before it was read. */
+async function checkRow(runner: PoolRunner, row: InputRow, options: DetectOptions, s3: () => Promise<S3Connection>): Promise<[Outcome, string | null]> {
+  const item = itemOf(row.source, row.location, s3);
+  const identity = await identityOf(item);
+  return [await runner.check(item, options), identity];
+}
+
 /**
  * Writes outcomes into their rows in groups; a row already finished (by an earlier holder of the
  * batch) is left as it is.
  */
 class ResultWriter {
-  private pending: { seq: number; state: 'done' | 'failed'; line: string; details: string | null; reason: string | null }[] = [];
+  private pending: { seq: number; state: 'done' | 'failed'; line: string; details: string | null; reason: string | null; identity: string | null | undefined }[] = [];
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
   written = 0;
@@ -181,12 +190,13 @@ class ResultWriter {
     private readonly worker: string,
   ) {}
 
-  async add(row: InputRow, outcome: Outcome): Promise<void> {
+  /** `identity`: the file's as it was read (undefined: the listing's stays). */
+  async add(row: InputRow, outcome: Outcome, identity?: string | null): Promise<void> {
     if (outcome.ok) {
       const line = outcome.json !== undefined ? outcome.json : resultLine(outcome.source, outcome.result, outcome.hints, verdictOf(outcome.result));
-      this.pending.push({ seq: row.seq, state: 'done', line, details: outcome.details ? JSON.stringify(outcome.details) : null, reason: null });
+      this.pending.push({ seq: row.seq, state: 'done', line, details: outcome.details ? JSON.stringify(outcome.details) : null, reason: null, identity });
     } else {
-      this.pending.push({ seq: row.seq, state: 'failed', line: errorLine(outcome.source, outcome.error), details: null, reason: outcome.error.message });
+      this.pending.push({ seq: row.seq, state: 'failed', line: errorLine(outcome.source, outcome.error), details: null, reason: outcome.error.message, identity });
     }
     if (this.pending.length >= WRITE_GROUP) await this.flush();
     else this.timer ??= setTimeout(() => void this.flush().catch(() => {}), WRITE_AFTER_MS);
@@ -204,10 +214,21 @@ class ResultWriter {
 
   private async write(group: ResultWriter['pending']): Promise<void> {
     const { rowCount } = await this.fleet.pool.query(
-      `UPDATE ${SCAN_SCHEMA}.inputs AS i SET state = g.state, line = g.line, details = g.details, reason = g.reason, worker = $2, finished_at = now()
-         FROM unnest($3::int[], $4::text[], $5::text[], $6::jsonb[], $7::text[]) AS g(seq, state, line, details, reason)
+      `UPDATE ${SCAN_SCHEMA}.inputs AS i SET state = g.state, line = g.line, details = g.details, reason = g.reason, worker = $2, finished_at = now(),
+              identity = CASE WHEN g.keep THEN i.identity ELSE g.identity END
+         FROM unnest($3::int[], $4::text[], $5::text[], $6::jsonb[], $7::text[], $8::text[], $9::bool[]) AS g(seq, state, line, details, reason, identity, keep)
         WHERE i.scan = $1 AND i.seq = g.seq AND i.state = 'queued'`,
-      [this.scan, this.worker, group.map((g) => g.seq), group.map((g) => g.state), group.map((g) => g.line), group.map((g) => g.details), group.map((g) => g.reason)],
+      [
+        this.scan,
+        this.worker,
+        group.map((g) => g.seq),
+        group.map((g) => g.state),
+        group.map((g) => g.line),
+        group.map((g) => g.details),
+        group.map((g) => g.reason),
+        group.map((g) => g.identity ?? null),
+        group.map((g) => g.identity === undefined),
+      ],
     );
     this.written += rowCount ?? 0;
   }

@@ -1,0 +1,212 @@
+// Issue 33: a distributed scan's life on a real PostgreSQL with workers as subprocesses of the
+// built CLI: a poison input, SIGTERM's drain, cancel, retry of failures only, --incremental, the
+// library's functions, and a clear message for each bad input.
+import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runScanWorker, scanResults, scanStatus, startScan } from '../../src/index.js';
+import { tinyJpeg } from '../fixtures/make.js';
+import { comparable, inputCounts, makeMixedFolder, startWorker, waitFor, type Worker } from '../helpers/fleet.js';
+import { createTestDatabase, sql, type TestDatabase } from '../helpers/postgres.js';
+import { parseLines, runBin } from '../helpers/run-cli.js';
+
+let dir: string;
+/** Each test's own queue (a database of its own): a worker takes batches of every scan in its queue. */
+let db: TestDatabase;
+const databases: TestDatabase[] = [];
+const workers: Worker[] = [];
+const spawned = (w: Worker) => (workers.push(w), w);
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'prov-fleet-life-'));
+});
+
+beforeEach(async () => {
+  db = await createTestDatabase();
+  databases.push(db);
+}, 60_000);
+
+afterAll(async () => {
+  for (const w of workers) w.child.kill('SIGKILL');
+  await Promise.all(workers.map((w) => w.exited));
+  for (const d of databases) await d.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const scanCli = (args: string[]) => runBin(['scan', ...args, '--queue', db.url], { cwd: dir });
+
+describe('a poison input', () => {
+  it('that ends every worker reading it becomes one failed input after its tries; the rest finish', async () => {
+    makeMixedFolder(join(dir, 'poison'), 30);
+    writeFileSync(join(dir, 'poison', 'd00', 'POISON.jpg'), tinyJpeg({ seed: 99 }));
+    // The crash comes from outside the program, as a fault in a native decoder would: a module
+    // preloaded into the worker's process (and its threads) kills the process when a file whose
+    // name holds POISON is opened. Nothing of this is in the shipped code.
+    const hook = join(dir, 'poison-hook.mjs');
+    writeFileSync(
+      hook,
+      `import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+const open = fs.openSync;
+fs.openSync = function (path, ...rest) {
+  if (String(path).includes('POISON')) process.kill(process.pid, 'SIGKILL');
+  return open.call(this, path, ...rest);
+};
+syncBuiltinESMExports();
+`,
+    );
+    expect((await scanCli(['start', 'poison', 'poison', '--batch', '10', '--lease', '3'])).code).toBe(0);
+    // A supervisor's restart (systemd Restart=always, a Kubernetes Deployment): a worker that
+    // dies is started again until the scan is finished.
+    let deaths = 0;
+    let current = spawned(startWorker(db.url, [], { NODE_OPTIONS: `--import=${hook}` }));
+    await waitFor(
+      'the poison scan to finish',
+      async () => {
+        if (current.child.exitCode !== null || current.child.signalCode !== null) {
+          deaths++;
+          current = spawned(startWorker(db.url, [], { NODE_OPTIONS: `--import=${hook}` }));
+        }
+        return (await inputCounts(db.url, 'poison')).queued === 0;
+      },
+      150_000,
+    );
+    current.child.kill('SIGTERM');
+    expect(deaths).toBeGreaterThanOrEqual(2);
+    const counts = await inputCounts(db.url, 'poison');
+    expect(counts).toEqual({ queued: 0, done: 30, failed: 1 });
+    const [row] = await sql(db.url, `SELECT state, reason, starts FROM provenance_scan.inputs WHERE scan = 'poison' AND source LIKE '%POISON.jpg'`);
+    expect(row!.state).toBe('failed');
+    expect(row!.reason).toMatch(/every worker that checked it ended before it was checked \(2 tries\)/);
+    const results = parseLines((await scanCli(['results', 'poison', '--json'])).stdout);
+    const poison = results.filter((l) => l.source.endsWith('POISON.jpg'));
+    expect(poison).toEqual([{ source: 'poison/d00/POISON.jpg', error: { type: 'check_failed', message: expect.stringContaining('written off') } }]);
+    expect(results).toHaveLength(31);
+  }, 200_000);
+});
+
+describe('SIGTERM', () => {
+  it('finishes the batch in hand, writes its results and exits 0; the rest stay queued', async () => {
+    makeMixedFolder(join(dir, 'drain'), 600);
+    expect((await scanCli(['start', 'drain', 'drain', '--batch', '200'])).code).toBe(0);
+    const w = spawned(startWorker(db.url));
+    await waitFor('a first result', async () => (await inputCounts(db.url, 'drain')).done > 0);
+    w.child.kill('SIGTERM');
+    const { code } = await w.exited;
+    expect(code).toBe(0);
+    expect(w.stderr()).toContain('stopping after the batch in hand');
+    const counts = await inputCounts(db.url, 'drain');
+    // Whole batches only: none left half done, and no batch left held.
+    expect(counts.done % 200).toBe(0);
+    expect(counts.done).toBeGreaterThan(0);
+    expect(counts.queued).toBe(600 - counts.done);
+    expect(await sql(db.url, `SELECT 1 FROM provenance_queue.job WHERE state = 'active'`)).toEqual([]);
+  }, 120_000);
+});
+
+describe('scan cancel', () => {
+  it('stops new batches: a worker started after it takes none of them', async () => {
+    makeMixedFolder(join(dir, 'cancel'), 100);
+    expect((await scanCli(['start', 'cancel', 'cancel', '--batch', '20'])).code).toBe(0);
+    const cancelled = await scanCli(['cancel', 'cancel']);
+    expect(cancelled.stderr).toContain('scan cancel cancelled: 5 waiting batches will not run');
+    const w = spawned(startWorker(db.url, ['--until-empty']));
+    expect((await w.exited).code).toBe(0);
+    expect(await inputCounts(db.url, 'cancel')).toEqual({ queued: 100, done: 0, failed: 0 });
+    const status = JSON.parse((await scanCli(['status', 'cancel', '--json'])).stdout);
+    expect(status).toMatchObject({ state: 'cancelled', queued: 100, done: 0 });
+    // Cancelled is final: a retry says to start a new scan.
+    const retry = await scanCli(['retry', 'cancel']);
+    expect(retry.code).toBe(2);
+    expect(retry.stderr).toContain('was cancelled; start a new scan');
+  }, 60_000);
+});
+
+describe('scan retry and --incremental', () => {
+  it('retry reruns only the failed inputs; --incremental takes the unchanged results of the scan it names', async () => {
+    const paths = makeMixedFolder(join(dir, 'retry'), 40);
+    expect((await scanCli(['start', 'first', 'retry'])).code).toBe(0);
+    // Two files go away after the listing: their reads fail.
+    const gone = [paths[4]!, paths[10]!];
+    const kept = gone.map((p) => readFileSync(p));
+    for (const p of gone) unlinkSync(p);
+    expect((await spawned(startWorker(db.url, ['--until-empty'])).exited).code).toBe(0);
+    expect(await inputCounts(db.url, 'first')).toEqual({ queued: 0, done: 38, failed: 2 });
+    const before = await sql(db.url, `SELECT seq, finished_at, worker FROM provenance_scan.inputs WHERE scan = 'first' AND state = 'done' ORDER BY seq`);
+
+    gone.forEach((p, i) => writeFileSync(p, kept[i]!));
+    const retried = await scanCli(['retry', 'first']);
+    expect(retried.stderr).toContain('2 failed inputs queued again');
+    expect((await spawned(startWorker(db.url, ['--until-empty'])).exited).code).toBe(0);
+    expect(await inputCounts(db.url, 'first')).toEqual({ queued: 0, done: 40, failed: 0 });
+    // The 38 were not checked again.
+    const after = await sql(db.url, `SELECT seq, finished_at, worker FROM provenance_scan.inputs WHERE scan = 'first' AND seq = ANY($1::int[]) ORDER BY seq`, [before.map((r) => r.seq)]);
+    expect(after).toEqual(before);
+    const checked = await runBin(['check', '--json', 'retry'], { cwd: dir });
+    expect(comparable(parseLines((await scanCli(['results', 'first', '--json'])).stdout))).toEqual(comparable(parseLines(checked.stdout)));
+
+    // One file changed, one added: a rescan checks those two only.
+    writeFileSync(paths[20]!, tinyJpeg({ seed: 12345 }));
+    writeFileSync(join(dir, 'retry', 'd00', 'new.jpg'), tinyJpeg({ seed: 777 }));
+    const second = await scanCli(['start', 'second', 'retry', '--incremental', 'first', '--json']);
+    expect(JSON.parse(second.stdout)).toMatchObject({ total: 41, reused: 39, queued: 2 });
+    expect((await spawned(startWorker(db.url, ['--until-empty'])).exited).code).toBe(0);
+    const now = await runBin(['check', '--json', 'retry'], { cwd: dir });
+    expect(comparable(parseLines((await scanCli(['results', 'second', '--json'])).stdout))).toEqual(comparable(parseLines(now.stdout)));
+    const status = JSON.parse((await scanCli(['status', 'second', '--json'])).stdout);
+    expect(status).toMatchObject({ state: 'finished', done: 41, failed: 0, reused: 39, basedOn: 'first' });
+  }, 120_000);
+});
+
+describe('the library', () => {
+  it('startScan, runScanWorker, scanStatus and scanResults do what the commands do', async () => {
+    makeMixedFolder(join(dir, 'lib'), 12);
+    const started = await startScan({ name: 'lib', sources: [join(dir, 'lib')], queue: db.url, batchSize: 5 });
+    expect(started).toMatchObject({ total: 12, queued: 12, batches: 3, reused: 0 });
+    const summary = await runScanWorker({ queue: db.url, concurrency: 1, untilEmpty: true });
+    expect(summary).toMatchObject({ batches: 3, inputs: 12 });
+    expect(await scanStatus('lib', { queue: db.url })).toMatchObject({ state: 'finished', done: 12, total: 12 });
+    const lines: string[] = [];
+    for await (const row of scanResults('lib', { queue: db.url })) lines.push(row.line!);
+    const checked = await runBin(['check', '--json', join(dir, 'lib')]);
+    expect(comparable(lines.map((l) => JSON.parse(l)))).toEqual(comparable(parseLines(checked.stdout)));
+  }, 60_000);
+});
+
+describe('bad input', () => {
+  it('each is a clear message with its exit code', async () => {
+    const noQueue = await runBin(['scan', 'list'], { env: { PROVENANCE_QUEUE: '' } });
+    expect(noQueue.code).toBe(2);
+    expect(noQueue.stderr).toContain('name the queue: --queue postgres://... or PROVENANCE_QUEUE');
+    const notPostgres = await runBin(['scan', 'list', '--queue', 'mysql://127.0.0.1/x']);
+    expect(notPostgres.stderr).toContain('the queue must be a postgres:// URL, not mysql://');
+    // A port where nothing listens, on this machine.
+    const down = await runBin(['scan', 'status', 'x', '--queue', 'postgres://postgres:secret@127.0.0.1:1/none']);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toContain('cannot reach the queue at 127.0.0.1:1/none: nothing accepts connections there.');
+    expect(down.stderr).not.toContain('secret');
+    const missing = await scanCli(['status', 'nope']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no scan named nope in the queue at 127.0.0.1:');
+    const badName = await scanCli(['start', 'no spaces', 'x']);
+    expect(badName.stderr).toContain('is not a scan name');
+    makeMixedFolder(join(dir, 'bad'), 3);
+    expect((await scanCli(['start', 'lib', 'bad'])).code).toBe(0);
+    const again = await scanCli(['start', 'lib', 'bad']);
+    expect(again.stderr).toContain('a scan named lib exists already');
+    const stdin = await scanCli(['start', 'stdin', '-']);
+    expect(stdin.stderr).toContain('standard input (-) cannot be a scan source');
+    const batch = await scanCli(['start', 'b', 'lib', '--batch', '0']);
+    expect(batch.stderr).toContain('the batch size takes a whole number from 1 to 10000');
+    const checks = await scanCli(['start', 'c', 'lib', '--checks', 'nope']);
+    expect(checks.code).toBe(2);
+    expect(checks.stderr).toMatch(/unknown/i);
+    const incremental = await scanCli(['start', 'd', 'lib', '--incremental', 'never']);
+    expect(incremental.stderr).toContain('--incremental never: no such scan');
+    // A source that is not there: listed as a failed input, said at once, exit 1 as check's.
+    const gone = await scanCli(['start', 'gone', 'not-there']);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain('not-there: no such file or folder.');
+  }, 60_000);
+});

@@ -171,6 +171,17 @@ describe('the library', () => {
     for await (const row of scanResults('lib', { queue: db.url })) lines.push(row.line!);
     const checked = await runBin(['check', '--json', join(dir, 'lib')]);
     expect(comparable(lines.map((l) => JSON.parse(l)))).toEqual(comparable(parseLines(checked.stdout)));
+
+    // The readable report and the HTML report of the same results, as `check` and `check --html` give them.
+    const text = await scanCli(['results', 'lib']);
+    const plain = await runBin(['check', join(dir, 'lib')], { env: { PROVENANCE_QUEUE: '' } });
+    expect(text.code).toBe(0);
+    expect(text.stdout.replace(/\d+ ms/g, '')).toBe(plain.stdout.replace(/\d+ ms/g, ''));
+    const report = join(dir, 'lib-report.html');
+    const html = await scanCli(['results', 'lib', '--html', report]);
+    expect(html.stderr).toContain(`report written to ${report}`);
+    const page = readFileSync(report, 'utf8');
+    for (const line of lines) expect(page).toContain(JSON.parse(line).source.split('/').pop());
   }, 60_000);
 });
 

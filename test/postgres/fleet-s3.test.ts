@@ -1,0 +1,79 @@
+// Issue 33: a distributed scan of an S3 prefix of 1,000 objects gives the same results as the same
+// scan of a folder of those files (a real S3 API server, s3rver, on 127.0.0.1; the real AWS SDK);
+// a bucket that is not there is a clear message at `scan start`.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { comparable, inputCounts, makeMixedFolder, startWorker, waitFor, type Worker } from '../helpers/fleet.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { parseLines, runBin } from '../helpers/run-cli.js';
+import { startS3rver, type S3Server } from '../helpers/s3rver.js';
+import { makeSignedSet } from '../helpers/signed.js';
+
+const OBJECTS = 1000;
+let dir: string;
+let db: TestDatabase;
+let server: S3Server;
+const workers: Worker[] = [];
+
+/** The SDK's own settings for s3rver, and nothing from this machine's ~/.aws. */
+const awsEnv = (): NodeJS.ProcessEnv => ({
+  AWS_ENDPOINT_URL: server.endpoint,
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'S3RVER',
+  AWS_SECRET_ACCESS_KEY: 'S3RVER',
+  AWS_S3_FORCE_PATH_STYLE: 'true',
+  AWS_CONFIG_FILE: join(dir, 'no-aws-config'),
+  AWS_SHARED_CREDENTIALS_FILE: join(dir, 'no-aws-credentials'),
+});
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  dir = mkdtempSync(join(tmpdir(), 'prov-fleet-s3-'));
+  const files = makeMixedFolder(join(dir, 'archive'), OBJECTS, (await makeSignedSet()).jpeg);
+  server = await startS3rver(join(dir, 's3rver'), ['photos']);
+  const client = new S3Client({ endpoint: server.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  for (let i = 0; i < files.length; i += 25) {
+    await Promise.all(files.slice(i, i + 25).map((f) => client.send(new PutObjectCommand({ Bucket: 'photos', Key: relative(dir, f), Body: readFileSync(f) }))));
+  }
+  client.destroy();
+}, 180_000);
+
+afterAll(async () => {
+  for (const w of workers) w.child.kill('SIGKILL');
+  await Promise.all(workers.map((w) => w.exited));
+  await server?.stop();
+  await db?.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const scanCli = (args: string[]) => runBin(['scan', ...args, '--queue', db.url], { cwd: dir, env: awsEnv() });
+
+it('a prefix of 1,000 objects gives the results of the same files in a folder, in the same order', async () => {
+  const fromBucket = await scanCli(['start', 'bucket', 's3://photos/archive', '--json']);
+  expect(fromBucket.code).toBe(0);
+  expect(JSON.parse(fromBucket.stdout)).toMatchObject({ total: OBJECTS, queued: OBJECTS, batches: 5 });
+  expect((await scanCli(['start', 'folder', 'archive'])).code).toBe(0);
+  // Two workers share both scans; the SDK's Node-version notice is never shown.
+  workers.push(startWorker(db.url, [], awsEnv()), startWorker(db.url, [], awsEnv()));
+  await waitFor('both scans to finish', async () => (await inputCounts(db.url, 'bucket')).queued + (await inputCounts(db.url, 'folder')).queued === 0, 180_000);
+  for (const w of workers) w.child.kill('SIGTERM');
+  for (const w of workers) expect((await w.exited).code).toBe(0);
+  for (const w of workers) expect(w.stderr()).not.toMatch(/NodeVersionSupportWarning|AWS SDK for JavaScript/);
+
+  const bucket = parseLines((await scanCli(['results', 'bucket', '--json'])).stdout);
+  const folder = parseLines((await scanCli(['results', 'folder', '--json'])).stdout);
+  expect(bucket).toHaveLength(OBJECTS);
+  expect(bucket.map((l) => l.source)).toEqual(folder.map((l) => `s3://photos/${l.source}`));
+  const withoutSource = (lines: any[]) => comparable(lines).map(({ source: _s, ...rest }) => rest);
+  expect(withoutSource(bucket)).toEqual(withoutSource(folder));
+}, 300_000);
+
+it('a bucket that is not there is said at once, and its scan has that one failed input', async () => {
+  const missing = await scanCli(['start', 'nobucket', 's3://no-such-bucket/x']);
+  expect(missing.code).toBe(1);
+  expect(missing.stderr).toMatch(/s3:\/\/no-such-bucket\/x: .*bucket/i);
+  expect(await inputCounts(db.url, 'nobucket')).toEqual({ queued: 0, done: 0, failed: 1 });
+});

@@ -1,0 +1,277 @@
+// Facts the docs state in tables, held to the code that makes them true (issue 34: a reading of
+// the docs found the detector table, the flags' defaults and the limits told two or three times
+// and drifting apart). Each fact has one full statement; where a doc restates it, the statement
+// is held here too. Every expected value is read from the code (the catalogue, the commander
+// program's options, the limit constants), never copied by hand. The exit codes:
+// test/exit-code-tables.test.ts.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command, type Option } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { CATALOGUE } from '../src/detectors/catalogue.js';
+import { HOSTED_DETECTOR_IDS } from '../src/types.js';
+import { registerDaemonCommands } from '../src/commands/daemon-cli.js';
+import { envNameOf } from '../src/commands/daemon-env.js';
+import { parseStopSeconds } from '../src/commands/daemon.js';
+import { parseByteSize } from '../src/daemon/contract/byte-size.js';
+import {
+  DOWNLOAD_TIMEOUT_MS,
+  HEADERS_TIMEOUT_MS,
+  INLINE_MAX_BYTES,
+  MAX_REDIRECTS,
+  MB,
+  REMOTE_MAX_BYTES,
+  REQUEST_TIMEOUT_MS,
+  SMALL_BODY,
+  STORAGE_FLOOR_BYTES,
+  STORAGE_FULL_RETRY_SECONDS,
+  UPLOAD_BYTES_PER_ACCOUNT,
+  UPLOAD_SWEEP_MS,
+  UPLOAD_TTL_MS,
+  UPLOADS_PER_ACCOUNT,
+} from '../src/daemon/contract/limits.js';
+import { DEFAULT_MEDIA_MEMORY_BYTES, DEFAULT_MEDIA_WAIT_MS, parseMediaMemory, parseMediaWait } from '../src/daemon/media/media-budget.js';
+import { DEFAULT_DRAIN_DELAY_MS, DEFAULT_SHUTDOWN_GRACE_MS } from '../src/daemon/http/server.js';
+import { MAX_ACTIVE_KEYS } from '../src/daemon/accounts/accounts.js';
+import { limitsOf } from '../src/daemon/accounts/plans.js';
+import { DEFAULT_SIGNIN_LIMITS } from '../src/daemon/web/signin-limits.js';
+import { SIGNIN_LINK_TTL_MS } from '../src/daemon/web/signin-links.js';
+import { SESSION_TTL_MS } from '../src/daemon/web/sessions.js';
+import { DEFAULT_PIXEL_MEMORY_BYTES, MAX_DECODED_PIXELS } from '../src/media/pixel-memory.js';
+import { MAX_WATERMARK_PIXELS } from '../src/detectors/invisible-watermark.js';
+import { ROOT } from './helpers/corpus.js';
+
+const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
+const DOCS = ['README.md', 'CONTRIBUTING.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+
+/** The text from `heading` to the next heading of its level or above. */
+function section(file: string, heading: string): string {
+  const text = read(file);
+  const at = text.indexOf(`\n${heading}\n`);
+  expect(at, `${file}: ${heading}`).toBeGreaterThan(0);
+  const level = /^#+/.exec(heading)![0].length;
+  const rest = text.slice(at + heading.length + 2);
+  const end = rest.search(new RegExp(`^#{1,${level}} `, 'm'));
+  return end < 0 ? rest : rest.slice(0, end);
+}
+
+/** The body rows of the first markdown table in `text`, as trimmed cells. */
+function tableRows(text: string): string[][] {
+  const lines = text.split('\n');
+  const start = lines.findIndex((l) => l.startsWith('|'));
+  expect(start, 'a table').toBeGreaterThanOrEqual(0);
+  const rows: string[][] = [];
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith('|')) break;
+    rows.push(line.slice(1, -1).split(' | ').map((c) => c.trim()));
+  }
+  return rows;
+}
+
+/** `` `a`, `b` `` -> ["a", "b"]: the ids a cell names. */
+const codeSpans = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+
+const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
+
+describe('the detector tables name the catalogue', () => {
+  const ids = CATALOGUE.map((d) => d.id);
+  const byId = new Map(CATALOGUE.map((d) => [d.id, d] as const));
+
+  it("README's \"What it reads\": every detector once, the planned ones said so", () => {
+    const rows = tableRows(section('README.md', '## What it reads'));
+    expect(rows.flatMap(([cell]) => codeSpans(cell!)).sort()).toEqual([...ids].sort());
+    for (const [cell, reads] of rows) {
+      for (const id of codeSpans(cell!)) expect(reads!.startsWith('planned'), id).toBe(byId.get(id)!.status === 'planned');
+    }
+  });
+
+  it("DETECTORS.md's table: every detector once, with its status", () => {
+    const rows = tableRows(read('docs/DETECTORS.md'));
+    expect(rows.flatMap(([cell]) => codeSpans(cell!)).sort()).toEqual([...ids].sort());
+    for (const [cell, status] of rows) for (const id of codeSpans(cell!)) expect(status, id).toBe(byId.get(id)!.status);
+  });
+
+  it("API.md's GET /v1/detectors table is the served catalogue, in its order: status, media types, inverse", () => {
+    const rows = tableRows(section('docs/API.md', '## GET /v1/detectors'));
+    expect(rows.map(([cell]) => codeSpans(cell!)[0])).toEqual(ids);
+    for (const [cell, status, types] of rows) {
+      const detector = byId.get(codeSpans(cell!)[0]! as (typeof ids)[number])!;
+      expect(status).toBe(detector.status);
+      expect(types).toBe(`${detector.media_types.join(', ')}${detector.inverse ? ' (inverse)' : ''}`);
+    }
+  });
+
+  it('every count of the catalogues in words is the count in the code', () => {
+    const counts: [RegExp, number][] = [
+      // "the hosted service's five", "the hosted five", "Five are the hosted"
+      [/hosted (?:\/v1 )?(?:service's )?(\w+)\b/gi, HOSTED_DETECTOR_IDS.length],
+      [/\b(\w+) are the hosted\b/gi, HOSTED_DETECTOR_IDS.length],
+      [/\bonly the (\w+)\b/gi, HOSTED_DETECTOR_IDS.length],
+      // "all seven", "runs seven checks"
+      [/\b(?:all|runs) (\w+)(?= checks| detectors|[,.;:)])/gi, CATALOGUE.length],
+    ];
+    let seen = 0;
+    for (const file of DOCS) {
+      const text = read(file).replace(/\s+/g, ' ');
+      for (const [pattern, count] of counts) {
+        for (const [phrase, word] of text.matchAll(pattern)) {
+          const n = NUMBER_WORDS.indexOf(word!.toLowerCase());
+          if (n < 2) continue; // not a count ("the hosted one": the catalogue)
+          seen++;
+          expect(n, `${file}: "${phrase}"`).toBe(count);
+        }
+      }
+    }
+    expect(seen).toBeGreaterThanOrEqual(8);
+  });
+});
+
+/** `provenance daemon start`'s options, as the CLI defines them. */
+function daemonStartOptions(): Option[] {
+  const program = new Command();
+  registerDaemonCommands(program, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: {} }, () => {});
+  const start = program.commands.find((c) => c.name() === 'daemon')!.commands.find((c) => c.name() === 'start')!;
+  return start.options.filter((o) => o.long !== '--help');
+}
+
+describe("daemon start's flags, as the docs list them", () => {
+  const options = daemonStartOptions();
+  const longs = options.map((o) => o.long!);
+  const byLong = new Map(options.map((o) => [o.long!, o] as const));
+
+  it("API.md's synopsis names every flag once", () => {
+    const synopsis = /^provenance daemon start [\s\S]*?(?=^provenance daemon outbox)/m.exec(section('docs/API.md', '## Running it'))![0];
+    const named = [...synopsis.matchAll(/\[(--[a-z-]+)/g)].map((m) => m[1]!);
+    expect([...named].sort()).toEqual([...longs].sort());
+  });
+
+  it("DAEMON.md's variables table pairs every flag once with its variable", () => {
+    const rows = tableRows(section('docs/DAEMON.md', '## Configuration and logs'));
+    const flags: string[] = [];
+    for (const [variables, flagCell] of rows) {
+      const names = codeSpans(variables!).filter((v) => v.startsWith('PROVENANCE_') && v !== 'PROVENANCE_DATABASE_URL'); // the older name behind PROVENANCE_STORE
+      const rowFlags = codeSpans(flagCell!);
+      expect(names, flagCell).toEqual(rowFlags.map((f) => envNameOf(byLong.get(f)!)));
+      flags.push(...rowFlags);
+    }
+    expect([...flags].sort()).toEqual([...longs].sort());
+  });
+
+  // The defaults written beside the commander options (daemon-cli.ts stays light: it imports
+  // none of these) are the code's.
+  it('the flags default to the constants the daemon uses', () => {
+    const defaults = Object.fromEntries(options.map((o) => [o.long!, o.defaultValue as unknown]));
+    expect(Number(defaults['--drain-delay']) * 1000).toBe(DEFAULT_DRAIN_DELAY_MS);
+    expect(Number(defaults['--shutdown-grace']) * 1000).toBe(DEFAULT_SHUTDOWN_GRACE_MS);
+    expect(parseMediaMemory(String(defaults['--media-memory']))).toBe(DEFAULT_MEDIA_MEMORY_BYTES);
+    expect(parseMediaWait(String(defaults['--media-wait']))).toBe(DEFAULT_MEDIA_WAIT_MS);
+    expect(Number(defaults['--max-uploads-per-account'])).toBe(UPLOADS_PER_ACCOUNT);
+    expect(parseByteSize(String(defaults['--max-upload-bytes-per-account']))).toBe(UPLOAD_BYTES_PER_ACCOUNT);
+    expect(parseByteSize(String(defaults['--storage-floor']))).toBe(STORAGE_FLOOR_BYTES);
+  });
+
+  /** A value as written in a doc or a default: bytes for a size, seconds for a duration. */
+  function amount(text: string): number | undefined {
+    const seconds = /^(\d+(?:\.\d+)?)(?: ?s)?$/.exec(text.trim());
+    return seconds ? Number(seconds[1]) : parseByteSize(text.replace(/\s+/g, ''));
+  }
+
+  it('every default a doc gives a flag of daemon start is its default', () => {
+    // "`--media-wait` (default 10 s)", "`--storage-floor SIZE`, default 1 GiB",
+    // "`--drain-delay` seconds (default 5", "--drain-delay (5 s)" (the systemd unit's comment)
+    const patterns = [
+      /`?(--[a-z][a-z-]+)`?(?: [A-Za-z]+)?`?,? \(?default `?(\d[\d.]*(?: ?(?:[KMG]i?B|s)\b)?)/g,
+      /`?(--[a-z][a-z-]+)`? \((\d+(?:\.\d+)? s)\)/g,
+    ];
+    let seen = 0;
+    for (const file of DOCS) {
+      const text = read(file).replace(/\s+/g, ' ');
+      for (const pattern of patterns) {
+        for (const [phrase, flag, value] of text.matchAll(pattern)) {
+          const option = byLong.get(flag!);
+          if (!option) continue; // another command's flag
+          seen++;
+          expect(amount(value!), `${file}: "${phrase}"`).toBe(amount(String(option.defaultValue)));
+        }
+      }
+    }
+    expect(seen).toBeGreaterThanOrEqual(15);
+  });
+
+  it('the bounds the docs give are the ones the flags enforce', () => {
+    // API.md: "each 0 to 3600", "(default 10, 0 to 600)", "at least 1 MiB"; SECURITY.md's table.
+    for (const flag of ['--drain-delay', '--shutdown-grace']) {
+      expect(parseStopSeconds(flag, '3600')).toBe(3_600_000);
+      expect(() => parseStopSeconds(flag, '3600.5')).toThrow(RangeError);
+    }
+    expect(section('docs/API.md', '## Running it')).toContain('`--shutdown-grace SECONDS` (default 10), each 0 to\n  3600');
+    expect(parseMediaWait('600')).toBe(600_000);
+    expect(() => parseMediaWait('600.5')).toThrow(RangeError);
+    expect(parseMediaMemory('1MiB')).toBe(MB);
+    expect(() => parseMediaMemory(String(MB - 1))).toThrow(RangeError);
+    const limits = read('docs/SECURITY.md');
+    expect(limits).toContain('`--media-wait SECONDS` (0 to 600)');
+    expect(limits).toContain('`--media-memory SIZE` (at least 1 MiB)');
+    expect(read('docs/API.md')).toContain('(default 10, 0 to 600)');
+  });
+});
+
+describe("SECURITY.md's table of every limit is the code's", () => {
+  const rows = tableRows(section('docs/SECURITY.md', '## Every limit, its default, and what a client sees past it'));
+  const gib = (bytes: number) => `${bytes / (1024 * MB)} GiB`;
+  const mib = (bytes: number) => `${bytes / MB} MiB`;
+  const seconds = (ms: number) => `${ms / 1000} s`;
+  const minutes = (ms: number) => `${ms / 60_000} minutes`;
+  const hours = (ms: number) => `${ms / 3_600_000} hours`;
+  const count = (n: number) => n.toLocaleString('en-US');
+  const side = (pixels: number) => `${count(Math.sqrt(pixels))} x ${count(Math.sqrt(pixels))}`;
+  const plan = (p: 'free' | 'starter' | 'growth' | 'custom') => limitsOf({ plan: p, quota: undefined } as Parameters<typeof limitsOf>[0]);
+  const { perAddress, perClient } = DEFAULT_SIGNIN_LIMITS;
+
+  /** Each row's limit (first cell) -> its default (second cell), from the code. */
+  const expected: Record<string, string> = {
+    'file sent inline (base64 JSON) or as multipart to `POST /v1/detect`': `${INLINE_MAX_BYTES / MB} MB`,
+    'file by `url` or `upload`': `${REMOTE_MAX_BYTES / MB} MB`,
+    'a `url` download': `${seconds(DOWNLOAD_TIMEOUT_MS)}, ${MAX_REDIRECTS} redirects, public addresses only`,
+    'monthly calls per account': `free ${count(plan('free').callsPerMonth)}, starter ${count(plan('starter').callsPerMonth)}, growth ${count(plan('growth').callsPerMonth)}, custom as agreed`,
+    'burst per key, sliding 60 s': `free ${plan('free').requestsPerMinute}, starter ${plan('starter').requestsPerMinute}, growth ${plan('growth').requestsPerMinute}, custom ${plan('custom').requestsPerMinute} requests`,
+    'live uploads per account': `${UPLOADS_PER_ACCOUNT}`,
+    'bytes of live uploads per account': gib(UPLOAD_BYTES_PER_ACCOUNT),
+    "free space left on the data dir's disk by an upload": gib(STORAGE_FLOOR_BYTES),
+    "an upload's life": hours(UPLOAD_TTL_MS),
+    'media bytes held in memory, all requests together': mib(DEFAULT_MEDIA_MEMORY_BYTES),
+    'how long a request waits for that memory': seconds(DEFAULT_MEDIA_WAIT_MS),
+    'request headers to arrive whole': seconds(HEADERS_TIMEOUT_MS),
+    'a whole request (headers and body)': seconds(REQUEST_TIMEOUT_MS),
+    "a JSON body other than detect's (admin, forms)": `${SMALL_BODY / 1024} KiB`,
+    'active keys per account': `${MAX_ACTIVE_KEYS}`,
+    'sign-in mails per address': `${perAddress.limit} per ${minutes(perAddress.windowMs)}`,
+    'sign-in form posts per client address (an IPv6 client by its /64)': `${perClient.limit} per ${minutes(perClient.windowMs)}`,
+    'a sign-in link': `${minutes(SIGNIN_LINK_TTL_MS)}, one use`,
+    'a dashboard session': hours(SESSION_TTL_MS),
+    'pixels one check decodes from a picture': `${side(MAX_DECODED_PIXELS)} (\`invisible_watermark\`: ${side(MAX_WATERMARK_PIXELS)})`,
+    'decoded pixels held at once by one process (CLI, library, daemon)': mib(DEFAULT_PIXEL_MEMORY_BYTES),
+    'a clean stop (`daemon stop`, SIGTERM)': `${seconds(DEFAULT_DRAIN_DELAY_MS)} of drain (while \`/readyz\` is polled), then ${seconds(DEFAULT_SHUTDOWN_GRACE_MS)} for requests in flight`,
+  };
+
+  it('has a row for each limit held here, each with the default the code has', () => {
+    expect(rows.map(([limit]) => limit)).toEqual(Object.keys(expected));
+    for (const [limit, value] of rows) expect(value, limit).toBe(expected[limit!]);
+  });
+
+  it('the figures a client sees past a limit are the code\'s', () => {
+    const past = new Map(rows.map(([limit, , , after]) => [limit!, after!]));
+    expect(past.get("free space left on the data dir's disk by an upload")).toContain(`\`Retry-After: ${STORAGE_FULL_RETRY_SECONDS}\``);
+    expect(past.get("an upload's life")).toContain(`swept every ${minutes(UPLOAD_SWEEP_MS)}`);
+  });
+
+  it('every flag it names is a flag of daemon start (or of the plan command)', () => {
+    const longs = new Set(daemonStartOptions().map((o) => o.long!));
+    for (const [limit, , flags] of rows) {
+      for (const flag of flags!.matchAll(/`(--[a-z-]+)/g)) {
+        if (limit === 'monthly calls per account') continue; // `daemon accounts set-plan --plan P [--quota N]`
+        expect(longs.has(flag[1]!), `${limit}: ${flag[1]}`).toBe(true);
+      }
+    }
+  });
+});

@@ -37,7 +37,7 @@ import { limitsOf } from '../src/daemon/accounts/plans.js';
 import { DEFAULT_SIGNIN_LIMITS } from '../src/daemon/web/signin-limits.js';
 import { SIGNIN_LINK_TTL_MS } from '../src/daemon/web/signin-links.js';
 import { SESSION_TTL_MS } from '../src/daemon/web/sessions.js';
-import { DEFAULT_PIXEL_MEMORY_BYTES, MAX_DECODED_PIXELS } from '../src/media/pixel-memory.js';
+import { DEFAULT_PIXEL_MEMORY_BYTES, MAX_DECODED_PIXELS, PIXEL_BYTES, WEBP_PIXEL_BYTES } from '../src/media/pixel-memory.js';
 import { MAX_WATERMARK_PIXELS } from '../src/detectors/invisible-watermark.js';
 import { ROOT } from './helpers/corpus.js';
 
@@ -70,6 +70,18 @@ function tableRows(text: string): string[][] {
 
 /** `` `a`, `b` `` -> ["a", "b"]: the ids a cell names. */
 const codeSpans = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
+
+// How the docs write the code's figures.
+const mb = (bytes: number) => `${bytes / MB} MB`;
+const gib = (bytes: number) => `${bytes / (1024 * MB)} GiB`;
+const mib = (bytes: number) => `${bytes / MB} MiB`;
+const seconds = (ms: number) => `${ms / 1000} s`;
+const minutes = (ms: number) => `${ms / 60_000} minutes`;
+const hours = (ms: number) => `${ms / 3_600_000} hours`;
+const count = (n: number) => n.toLocaleString('en-US');
+const side = (pixels: number) => `${count(Math.sqrt(pixels))} x ${count(Math.sqrt(pixels))}`;
+const plan = (p: 'free' | 'starter' | 'growth' | 'custom') => limitsOf({ plan: p, quota: undefined } as Parameters<typeof limitsOf>[0]);
+const { perAddress, perClient } = DEFAULT_SIGNIN_LIMITS;
 
 const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
 
@@ -218,20 +230,11 @@ describe("daemon start's flags, as the docs list them", () => {
 
 describe("SECURITY.md's table of every limit is the code's", () => {
   const rows = tableRows(section('docs/SECURITY.md', '## Every limit, its default, and what a client sees past it'));
-  const gib = (bytes: number) => `${bytes / (1024 * MB)} GiB`;
-  const mib = (bytes: number) => `${bytes / MB} MiB`;
-  const seconds = (ms: number) => `${ms / 1000} s`;
-  const minutes = (ms: number) => `${ms / 60_000} minutes`;
-  const hours = (ms: number) => `${ms / 3_600_000} hours`;
-  const count = (n: number) => n.toLocaleString('en-US');
-  const side = (pixels: number) => `${count(Math.sqrt(pixels))} x ${count(Math.sqrt(pixels))}`;
-  const plan = (p: 'free' | 'starter' | 'growth' | 'custom') => limitsOf({ plan: p, quota: undefined } as Parameters<typeof limitsOf>[0]);
-  const { perAddress, perClient } = DEFAULT_SIGNIN_LIMITS;
 
   /** Each row's limit (first cell) -> its default (second cell), from the code. */
   const expected: Record<string, string> = {
-    'file sent inline (base64 JSON) or as multipart to `POST /v1/detect`': `${INLINE_MAX_BYTES / MB} MB`,
-    'file by `url` or `upload`': `${REMOTE_MAX_BYTES / MB} MB`,
+    'file sent inline (base64 JSON) or as multipart to `POST /v1/detect`': mb(INLINE_MAX_BYTES),
+    'file by `url` or `upload`': mb(REMOTE_MAX_BYTES),
     'a `url` download': `${seconds(DOWNLOAD_TIMEOUT_MS)}, ${MAX_REDIRECTS} redirects, public addresses only`,
     'monthly calls per account': `free ${count(plan('free').callsPerMonth)}, starter ${count(plan('starter').callsPerMonth)}, growth ${count(plan('growth').callsPerMonth)}, custom as agreed`,
     'burst per key, sliding 60 s': `free ${plan('free').requestsPerMinute}, starter ${plan('starter').requestsPerMinute}, growth ${plan('growth').requestsPerMinute}, custom ${plan('custom').requestsPerMinute} requests`,
@@ -273,5 +276,79 @@ describe("SECURITY.md's table of every limit is the code's", () => {
         expect(longs.has(flag[1]!), `${limit}: ${flag[1]}`).toBe(true);
       }
     }
+  });
+});
+
+// SECURITY.md's table is the one full statement of the limits; these docs restate some where a
+// reader needs the figure on the spot (the API's reference, what the client sends how, the
+// guides). Each such sentence is written here from the constants, so that it fails when either
+// side moves.
+describe('the limits other docs restate are the code\'s', () => {
+  const watermarkSide = Math.sqrt(MAX_WATERMARK_PIXELS);
+  const restated: [string, string[]][] = [
+    [
+      'docs/API.md',
+      [
+        `Plans: free ${count(plan('free').callsPerMonth)} calls/month and ${plan('free').requestsPerMinute} requests/minute; starter ${count(plan('starter').callsPerMonth)} and ${plan('starter').requestsPerMinute}; growth ${count(plan('growth').callsPerMonth)} and ${plan('growth').requestsPerMinute}; custom: the quota set by the operator, ${plan('custom').requestsPerMinute} requests/minute.`,
+        `| \`media\` | ${mb(INLINE_MAX_BYTES)} |`,
+        `| multipart \`file\` | ${mb(INLINE_MAX_BYTES)} |`,
+        `| \`upload\` | ${mb(REMOTE_MAX_BYTES)} |`,
+        `| \`url\` | ${mb(REMOTE_MAX_BYTES)}, ${seconds(DOWNLOAD_TIMEOUT_MS)} |`,
+        `a request's headers must arrive whole within ${seconds(HEADERS_TIMEOUT_MS)} of their first byte, and the whole request (headers and body) within ${seconds(REQUEST_TIMEOUT_MS)};`,
+        `${seconds(DOWNLOAD_TIMEOUT_MS)} timeout, more than ${MAX_REDIRECTS} redirects`,
+        `At most ${MAX_REDIRECTS} redirects, each target parsed and vetted again; ${seconds(DOWNLOAD_TIMEOUT_MS)} for the whole download; the ${mb(REMOTE_MAX_BYTES)} cap`,
+        `Up to ${mb(REMOTE_MAX_BYTES)}; an empty file is 400.`,
+        `An upload lives ${hours(UPLOAD_TTL_MS)}`,
+        `Per account, at most ${UPLOADS_PER_ACCOUNT} live uploads and ${gib(UPLOAD_BYTES_PER_ACCOUNT)} (${count(UPLOAD_BYTES_PER_ACCOUNT / MB)} MB) of their bytes`,
+        `\`Retry-After: ${STORAGE_FULL_RETRY_SECONDS}\``,
+        `An account has at most ${MAX_ACTIVE_KEYS} active keys`,
+        `A link works once and for ${minutes(SIGNIN_LINK_TTL_MS)}.`,
+        `per address, ${perAddress.limit} mails per ${minutes(perAddress.windowMs)}`,
+        `${perClient.limit} requests per ${minutes(perClient.windowMs)}`,
+        `\`Max-Age\` ${hours(SESSION_TTL_MS)}`,
+      ],
+    ],
+    [
+      'docs/DAEMON.md',
+      [
+        `A sign-in link works once, for ${minutes(SIGNIN_LINK_TTL_MS)}. At most ${perAddress.limit} mails per address per ${minutes(perAddress.windowMs)}. Sessions last ${hours(SESSION_TTL_MS)}.`,
+        `An account has at most ${MAX_ACTIVE_KEYS} active keys here too.`,
+      ],
+    ],
+    [
+      'docs/CLIENT.md',
+      [
+        `Files up to ${mb(INLINE_MAX_BYTES)} go as multipart, larger ones (to ${mb(REMOTE_MAX_BYTES)}) through \`POST /v1/uploads\``,
+        `| a file or \`-\` up to ${mb(INLINE_MAX_BYTES)} |`,
+        `| a file over ${mb(INLINE_MAX_BYTES)}, up to ${mb(REMOTE_MAX_BYTES)} |`,
+        `| a file over ${mb(REMOTE_MAX_BYTES)} |`,
+      ],
+    ],
+    ['docs/LIBRARY.md', [`go as multipart up to ${mb(INLINE_MAX_BYTES)}`, `(up to ${mb(REMOTE_MAX_BYTES)};`, `POST /v1/uploads (free; up to ${mb(REMOTE_MAX_BYTES)})`]],
+    ['docs/REPORT.md', [`Files up to ${mb(REMOTE_MAX_BYTES)} (the /v1 limit for a file sent by upload)`]],
+    [
+      'docs/SELF-HOSTING.md',
+      [
+        `${mb(INLINE_MAX_BYTES)} inline and ${mb(REMOTE_MAX_BYTES)} uploads`,
+        `the daemon ends any request after ${seconds(REQUEST_TIMEOUT_MS)}; a \`url\` download takes at most ${seconds(DOWNLOAD_TIMEOUT_MS)}`,
+      ],
+    ],
+    ['README.md', [`\`invisible_watermark\` decodes every picture of up to ${watermarkSide} x ${watermarkSide} pixels`]],
+    ['docs/DETECTORS.md', [`only up to ${side(MAX_DECODED_PIXELS)} pixels`, `Pictures of more than ${watermarkSide} x ${watermarkSide} pixels`]],
+    [
+      'docs/SECURITY.md',
+      [
+        `no check decodes a picture of more than ${side(MAX_DECODED_PIXELS)} pixels`,
+        `\`invisible_watermark\` stops at ${side(MAX_WATERMARK_PIXELS)}`,
+        `one gate of ${mib(DEFAULT_PIXEL_MEMORY_BYTES)}`,
+        `width x height x ${PIXEL_BYTES} bytes, ${WEBP_PIXEL_BYTES} for a WebP`,
+        `keeps at most ${UPLOADS_PER_ACCOUNT} live uploads and ${gib(UPLOAD_BYTES_PER_ACCOUNT)} of their bytes`,
+      ],
+    ],
+  ];
+
+  it.each(restated)('%s', (file, sentences) => {
+    const text = read(file).replace(/\s+/g, ' ');
+    for (const sentence of sentences) expect(text.includes(sentence), `${file} says: ${sentence}`).toBe(true);
   });
 });

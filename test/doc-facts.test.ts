@@ -40,6 +40,7 @@ import { SESSION_TTL_MS } from '../src/daemon/web/sessions.js';
 import { DEFAULT_PIXEL_MEMORY_BYTES, MAX_DECODED_PIXELS, PIXEL_BYTES, WEBP_PIXEL_BYTES } from '../src/media/pixel-memory.js';
 import { MAX_WATERMARK_PIXELS } from '../src/detectors/invisible-watermark.js';
 import { ROOT } from './helpers/corpus.js';
+import { runCli } from './helpers/run-cli.js';
 
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 const DOCS = ['README.md', 'CONTRIBUTING.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
@@ -350,5 +351,17 @@ describe('the limits other docs restate are the code\'s', () => {
   it.each(restated)('%s', (file, sentences) => {
     const text = read(file).replace(/\s+/g, ' ');
     for (const sentence of sentences) expect(text.includes(sentence), `${file} says: ${sentence}`).toBe(true);
+  });
+});
+
+describe("docs/CLI.md, the full reference of `provenance check`", () => {
+  it('names every option of check --help', async () => {
+    const help = (await runCli(['check', '--help'])).stdout;
+    const options = help.slice(help.indexOf('Options:'), help.indexOf('Exit codes:'));
+    const flags = [...options.matchAll(/^ {2}(?:(-\w), )?(--[a-z-]+)/gm)].filter((m) => m[2] !== '--help');
+    expect(flags.length).toBeGreaterThanOrEqual(20);
+    const doc = read('docs/CLI.md');
+    // `-0` stands for its long form --null.
+    for (const [, short, long] of flags) expect(doc.includes(`\`${long}`) || (short !== undefined && doc.includes(`\`${short}`)), long).toBe(true);
   });
 });

@@ -41,6 +41,7 @@ import { DEFAULT_PIXEL_MEMORY_BYTES, MAX_DECODED_PIXELS, PIXEL_BYTES, WEBP_PIXEL
 import { MAX_WATERMARK_PIXELS } from '../src/detectors/invisible-watermark.js';
 import { ROOT } from './helpers/corpus.js';
 import { runCli } from './helpers/run-cli.js';
+import { TARGETS } from '../scripts/mutation-targets.mjs';
 
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 const DOCS = ['README.md', 'CONTRIBUTING.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
@@ -363,5 +364,14 @@ describe("docs/CLI.md, the full reference of `provenance check`", () => {
     const doc = read('docs/CLI.md');
     // `-0` stands for its long form --null.
     for (const [, short, long] of flags) expect(doc.includes(`\`${long}`) || (short !== undefined && doc.includes(`\`${short}`)), long).toBe(true);
+  });
+});
+
+describe('docs/TESTING.md counts the mutation targets the script lists', () => {
+  it('"The N modules" and "All N" are scripts/mutation-targets.mjs\'s', () => {
+    const n = Object.keys(TARGETS).length;
+    const text = section('docs/TESTING.md', '## Mutation testing: `npm run mutation`').replace(/\s+/g, ' ');
+    expect(text).toContain(`The ${n} modules and the test files run for each`);
+    expect(text).toContain(`All ${n}: \`npm run mutation\``);
   });
 });

@@ -1,9 +1,10 @@
-// Facts the docs state in tables, held to the code that makes them true (issue 34: a reading of
-// the docs found the detector table, the flags' defaults and the limits told two or three times
-// and drifting apart). Each fact has one full statement; where a doc restates it, the statement
-// is held here too. Every expected value is read from the code (the catalogue, the commander
-// program's options, the limit constants), never copied by hand. The exit codes:
-// test/exit-code-tables.test.ts.
+// Facts the docs state, held to the code that makes them true (issue 34: a reading of the docs
+// found the detector table, the exit codes, the stop sequence, flags and limits told two or three
+// times and drifting apart). Each fact has one full statement: the detectors in DETECTORS.md, the
+// stop in DAEMON.md, the limits in SECURITY.md; the tables and sentences other docs keep because
+// a reader needs them on the spot are held here too. Every expected value is read from the code
+// (the catalogue, the commander program, the parsers, the limit constants), never copied by
+// hand. The check's exit codes: test/exit-code-tables.test.ts.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, type Option } from 'commander';
@@ -12,7 +13,8 @@ import { CATALOGUE } from '../src/detectors/catalogue.js';
 import { HOSTED_DETECTOR_IDS } from '../src/types.js';
 import { registerDaemonCommands } from '../src/commands/daemon-cli.js';
 import { envNameOf } from '../src/commands/daemon-env.js';
-import { parseStopSeconds } from '../src/commands/daemon.js';
+import { DAEMON_EXIT, parseStopSeconds } from '../src/commands/daemon.js';
+import { EXIT } from '../src/commands/io.js';
 import { parseByteSize } from '../src/daemon/contract/byte-size.js';
 import {
   DOWNLOAD_TIMEOUT_MS,
@@ -140,13 +142,19 @@ describe('the detector tables name the catalogue', () => {
   });
 });
 
-/** `provenance daemon start`'s options, as the CLI defines them. */
-function daemonStartOptions(): Option[] {
+/** `provenance daemon NAME`, as the CLI defines it. */
+function daemonCommand(name: string): Command {
   const program = new Command();
   registerDaemonCommands(program, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: {} }, () => {});
-  const start = program.commands.find((c) => c.name() === 'daemon')!.commands.find((c) => c.name() === 'start')!;
-  return start.options.filter((o) => o.long !== '--help');
+  return program.commands.find((c) => c.name() === 'daemon')!.commands.find((c) => c.name() === name)!;
 }
+
+/** `provenance daemon start`'s options. */
+const daemonStartOptions = (): Option[] => daemonCommand('start').options.filter((o) => o.long !== '--help');
+
+it("daemon status --help gives the exit codes it returns", () => {
+  expect(daemonCommand('status').description()).toContain(`(exit ${DAEMON_EXIT.ok}) or not (exit ${DAEMON_EXIT.notRunning})`);
+});
 
 describe("daemon start's flags, as the docs list them", () => {
   const options = daemonStartOptions();
@@ -308,11 +316,17 @@ describe('the limits other docs restate are the code\'s', () => {
         `per address, ${perAddress.limit} mails per ${minutes(perAddress.windowMs)}`,
         `${perClient.limit} requests per ${minutes(perClient.windowMs)}`,
         `\`Max-Age\` ${hours(SESSION_TTL_MS)}`,
+        // The daemon commands' exit codes (the check's: test/exit-code-tables.test.ts).
+        `# exit ${DAEMON_EXIT.ok} running, ${DAEMON_EXIT.notRunning} not running`,
+        `Exit codes: ${DAEMON_EXIT.ok} done, ${DAEMON_EXIT.failed} failed`,
+        `${DAEMON_EXIT.usage} invalid input or a limit (the 26th key), ${EXIT.internalError} an internal error`,
+        `\`clock\` and \`requests\` need a running daemon (exit ${DAEMON_EXIT.notRunning} otherwise)`,
       ],
     ],
     [
       'docs/DAEMON.md',
       [
+        `\`clock\` and \`requests\` need a running daemon (exit ${DAEMON_EXIT.notRunning} otherwise)`,
         `A sign-in link works once, for ${minutes(SIGNIN_LINK_TTL_MS)}. At most ${perAddress.limit} mails per address per ${minutes(perAddress.windowMs)}. Sessions last ${hours(SESSION_TTL_MS)}.`,
         `An account has at most ${MAX_ACTIVE_KEYS} active keys here too.`,
       ],

@@ -41,6 +41,9 @@ import { SIGNIN_LINK_TTL_MS } from '../src/daemon/web/signin-links.js';
 import { SESSION_TTL_MS } from '../src/daemon/web/sessions.js';
 import { DEFAULT_PIXEL_MEMORY_BYTES, MAX_DECODED_PIXELS, PIXEL_BYTES, WEBP_PIXEL_BYTES } from '../src/media/pixel-memory.js';
 import { MAX_WATERMARK_PIXELS } from '../src/detectors/invisible-watermark.js';
+import { MAX_FILE_BYTES_TEXT } from '../src/engine/input-error.js';
+import { DEFAULT_MAX_BYTES as SCAN_CACHE_MAX_BYTES } from '../src/engine/scan-cache.js';
+import { MAX_WORKERS_PER_CORE, SCAN_BATCH, WINDOW_PER_CORE } from '../src/library/scan-pool.js';
 import { ROOT } from './helpers/corpus.js';
 import { runCli } from './helpers/run-cli.js';
 import { TARGETS } from '../scripts/mutation-targets.mjs';
@@ -340,7 +343,18 @@ describe('the limits other docs restate are the code\'s', () => {
         `| a file over ${mb(REMOTE_MAX_BYTES)} |`,
       ],
     ],
-    ['docs/LIBRARY.md', [`go as multipart up to ${mb(INLINE_MAX_BYTES)}`, `(up to ${mb(REMOTE_MAX_BYTES)};`, `POST /v1/uploads (free; up to ${mb(REMOTE_MAX_BYTES)})`]],
+    // The CLI's own limits: CLI.md's statement, and where the library and the cache repeat them.
+    [
+      'docs/CLI.md',
+      [
+        `\`file_too_large\` (${MAX_FILE_BYTES_TEXT} or more`,
+        `at most ${MAX_WORKERS_PER_CORE} per core: a larger N is capped there`,
+        `with at most ${WINDOW_PER_CORE} files per core in flight`,
+        `in batches of up to ${NUMBER_WORDS[SCAN_BATCH]}`,
+      ],
+    ],
+    ['docs/CACHE.md', [`bound is ${SCAN_CACHE_MAX_BYTES / 1e9} GB of data by default`]],
+    ['docs/LIBRARY.md', [`${WINDOW_PER_CORE} files in flight per core`, `go as multipart up to ${mb(INLINE_MAX_BYTES)}`, `(up to ${mb(REMOTE_MAX_BYTES)};`, `POST /v1/uploads (free; up to ${mb(REMOTE_MAX_BYTES)})`]],
     ['docs/REPORT.md', [`Files up to ${mb(REMOTE_MAX_BYTES)} (the /v1 limit for a file sent by upload)`]],
     [
       'docs/SELF-HOSTING.md',
@@ -370,6 +384,12 @@ describe('the limits other docs restate are the code\'s', () => {
 });
 
 describe("docs/CLI.md, the full reference of `provenance check`", () => {
+  it("check --help's figures are the code's", async () => {
+    const help = (await runCli(['check', '--help'])).stdout.replace(/\s+/g, ' ');
+    expect(help).toContain(`at most ${MAX_WORKERS_PER_CORE} per core`);
+    expect(help).toContain(`oldest entries pruned first (default ${SCAN_CACHE_MAX_BYTES / 1e9}GB)`);
+  });
+
   it('names every option of check --help', async () => {
     const help = (await runCli(['check', '--help'])).stdout;
     const options = help.slice(help.indexOf('Options:'), help.indexOf('Exit codes:'));

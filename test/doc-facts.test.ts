@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, type Option } from 'commander';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOGUE } from '../src/detectors/catalogue.js';
 import { HOSTED_DETECTOR_IDS } from '../src/types.js';
 import { registerDaemonCommands } from '../src/commands/daemon-cli.js';
@@ -45,6 +45,7 @@ import { MAX_FILE_BYTES_TEXT } from '../src/engine/input-error.js';
 import { DEFAULT_MAX_BYTES as SCAN_CACHE_MAX_BYTES } from '../src/engine/scan-cache.js';
 import { MAX_WORKERS_PER_CORE, SCAN_BATCH, WINDOW_PER_CORE } from '../src/library/scan-pool.js';
 import { ROOT } from './helpers/corpus.js';
+import { makeApp, workersUp, type TestApp } from './daemon/helpers.js';
 import { runCli } from './helpers/run-cli.js';
 import { TARGETS } from '../scripts/mutation-targets.mjs';
 
@@ -407,5 +408,31 @@ describe('docs/TESTING.md counts the mutation targets the script lists', () => {
     const text = section('docs/TESTING.md', '## Mutation testing: `npm run mutation`').replace(/\s+/g, ' ');
     expect(text).toContain(`The ${n} modules and the test files run for each`);
     expect(text).toContain(`All ${n}: \`npm run mutation\``);
+  });
+});
+
+// /healthz and /readyz, told in the API's route table, the daemon guide and the operator's guide:
+// every whole body the docs show is the body a running daemon answers.
+describe('the health and readiness bodies the docs show', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await makeApp();
+    await workersUp(t);
+  });
+  afterAll(() => t?.close());
+
+  it.each([
+    ['/readyz', 'ready', ['docs/API.md', 'docs/DAEMON.md', 'docs/SELF-HOSTING.md']],
+    ['/healthz', 'ok', ['docs/API.md', 'docs/SELF-HOSTING.md']],
+  ] as const)('GET %s', async (url, status, files) => {
+    const answer = await t.app.inject({ method: 'GET', url });
+    expect(answer.statusCode).toBe(200);
+    const body = answer.json();
+    expect(body.status).toBe(status);
+    for (const file of files) {
+      const shown = [...read(file).matchAll(/`(\{"status": ?"(\w+)"[^`]*\})`/g)].filter((m) => m[2] === status).map((m) => JSON.parse(m[1]!));
+      expect(shown.length, file).toBeGreaterThan(0);
+      for (const example of shown) expect(example, file).toEqual(body);
+    }
   });
 });

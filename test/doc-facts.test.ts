@@ -35,6 +35,7 @@ import {
 import { DEFAULT_MEDIA_MEMORY_BYTES, DEFAULT_MEDIA_WAIT_MS, parseMediaMemory, parseMediaWait } from '../src/daemon/media/media-budget.js';
 import { DEFAULT_DRAIN_DELAY_MS, DEFAULT_SHUTDOWN_GRACE_MS } from '../src/daemon/http/server.js';
 import { MAX_ACTIVE_KEYS } from '../src/daemon/accounts/accounts.js';
+import { PG_TIMEOUTS_MS } from '../src/daemon/store/pg-store.js';
 import { limitsOf } from '../src/daemon/accounts/plans.js';
 import { DEFAULT_SIGNIN_LIMITS } from '../src/daemon/web/signin-limits.js';
 import { SIGNIN_LINK_TTL_MS } from '../src/daemon/web/signin-links.js';
@@ -320,6 +321,7 @@ describe('the limits other docs restate are the code\'s', () => {
         `per address, ${perAddress.limit} mails per ${minutes(perAddress.windowMs)}`,
         `${perClient.limit} requests per ${minutes(perClient.windowMs)}`,
         `\`Max-Age\` ${hours(SESSION_TTL_MS)}`,
+        `connect bound ${seconds(PG_TIMEOUTS_MS.connect)}, statement bound ${seconds(PG_TIMEOUTS_MS.query)}: an answer within about ${seconds(PG_TIMEOUTS_MS.connect + PG_TIMEOUTS_MS.query)}`,
         // The daemon commands' exit codes (the check's: test/exit-code-tables.test.ts).
         `# exit ${DAEMON_EXIT.ok} running, ${DAEMON_EXIT.notRunning} not running`,
         `Exit codes: ${DAEMON_EXIT.ok} done, ${DAEMON_EXIT.failed} failed`,
@@ -362,6 +364,8 @@ describe('the limits other docs restate are the code\'s', () => {
       [
         `${mb(INLINE_MAX_BYTES)} inline and ${mb(REMOTE_MAX_BYTES)} uploads`,
         `the daemon ends any request after ${seconds(REQUEST_TIMEOUT_MS)}; a \`url\` download takes at most ${seconds(DOWNLOAD_TIMEOUT_MS)}`,
+        `at most ${seconds(PG_TIMEOUTS_MS.connect)} waiting for a connection plus ${seconds(PG_TIMEOUTS_MS.query)} for the statement that did not answer`,
+        `while the database does not answer (within ${seconds(PG_TIMEOUTS_MS.connect + PG_TIMEOUTS_MS.health)})`,
       ],
     ],
     ['README.md', [`\`invisible_watermark\` decodes every picture of up to ${watermarkSide} x ${watermarkSide} pixels`]],

@@ -333,6 +333,8 @@ describe('the limits other docs restate are the code\'s', () => {
       'docs/DAEMON.md',
       [
         `\`clock\` and \`requests\` need a running daemon (exit ${DAEMON_EXIT.notRunning} otherwise)`,
+        // The stop's steps give each flag's default (held above); the sum is told too.
+        `(${seconds(DEFAULT_DRAIN_DELAY_MS + DEFAULT_SHUTDOWN_GRACE_MS)} and a moment by default)`,
         `A sign-in link works once, for ${minutes(SIGNIN_LINK_TTL_MS)}. At most ${perAddress.limit} mails per address per ${minutes(perAddress.windowMs)}. Sessions last ${hours(SESSION_TTL_MS)}.`,
         `An account has at most ${MAX_ACTIVE_KEYS} active keys here too.`,
       ],

@@ -96,7 +96,7 @@ const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'sev
 
 describe('the detector tables name the catalogue', () => {
   const ids = CATALOGUE.map((d) => d.id);
-  const byId = new Map(CATALOGUE.map((d) => [d.id, d] as const));
+  const byId = new Map<string, (typeof CATALOGUE)[number]>(CATALOGUE.map((d) => [d.id, d]));
 
   it("README's \"What it reads\": every detector once, the planned ones said so", () => {
     const rows = tableRows(section('README.md', '## What it reads'));
@@ -116,7 +116,7 @@ describe('the detector tables name the catalogue', () => {
     const rows = tableRows(section('docs/API.md', '## GET /v1/detectors'));
     expect(rows.map(([cell]) => codeSpans(cell!)[0])).toEqual(ids);
     for (const [cell, status, types] of rows) {
-      const detector = byId.get(codeSpans(cell!)[0]! as (typeof ids)[number])!;
+      const detector = byId.get(codeSpans(cell!)[0]!)!;
       expect(status).toBe(detector.status);
       expect(types).toBe(`${detector.media_types.join(', ')}${detector.inverse ? ' (inverse)' : ''}`);
     }

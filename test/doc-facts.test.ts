@@ -378,7 +378,7 @@ describe('the limits other docs restate are the code\'s', () => {
       ],
     ],
     ['docs/CACHE.md', [`bound is ${SCAN_CACHE_MAX_BYTES / 1e9} GB of data by default`]],
-    ['docs/LIBRARY.md', [`${WINDOW_PER_CORE} files in flight per core`, `go as multipart up to ${mb(INLINE_MAX_BYTES)}`, `(up to ${mb(REMOTE_MAX_BYTES)};`, `POST /v1/uploads (free; up to ${mb(REMOTE_MAX_BYTES)})`]],
+    ['docs/LIBRARY.md', [`${WINDOW_PER_CORE} files in flight per core`, `At most ${NUMBER_WORDS[MAX_WORKERS_PER_CORE]} per core are started`, `go as multipart up to ${mb(INLINE_MAX_BYTES)}`, `(up to ${mb(REMOTE_MAX_BYTES)};`, `POST /v1/uploads (free; up to ${mb(REMOTE_MAX_BYTES)})`]],
     ['docs/REPORT.md', [`Files up to ${mb(REMOTE_MAX_BYTES)} (the /v1 limit for a file sent by upload)`]],
     [
       'docs/SELF-HOSTING.md',

@@ -66,7 +66,7 @@ export interface StartCommandOptions extends UploadLimitFlags {
 const DETACHED_ENV = 'PROVENANCE_DAEMON_DETACHED';
 
 /** A stop timing flag in milliseconds: seconds from 0 to an hour, fractions allowed. */
-function parseStopSeconds(flag: string, text: string): number {
+export function parseStopSeconds(flag: string, text: string): number {
   const seconds = /^\s*\d+(\.\d+)?\s*$/.test(text) ? Number(text) : NaN;
   if (!(seconds >= 0 && seconds <= 3600)) throw new RangeError(`${flag} must be a number of seconds from 0 to 3600, e.g. 5, not "${text}"`);
   return Math.round(seconds * 1000);

@@ -8,7 +8,7 @@ import type { FsPath } from '../engine/byte-paths.js';
 import { openFileList, readFileList } from '../engine/file-list.js';
 import * as fleet from '../fleet/fleet-api.js';
 import { FleetError } from '../fleet/fleet-settings.js';
-import type { ScanStatus } from '../fleet/scan-rows.js';
+import type { ScanStatus } from '../fleet/fleet-types.js';
 import type { Hints } from '../media/xmp-hints.js';
 import type { DetectionResult, ErrorInfo } from '../types.js';
 import { ScanStats } from '../ui/scan-stats.js';

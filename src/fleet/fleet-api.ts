@@ -20,35 +20,9 @@ import {
   queueUrl,
 } from './fleet-settings.js';
 import * as rows from './scan-rows.js';
-import { checkBasedOn, startScan as listAndQueue, type StartOutcome } from './scan-start.js';
-import { runWorker, type WorkerSummary } from './scan-worker.js';
-
-export interface QueueOptions {
-  /** The queue's PostgreSQL URL; default: PROVENANCE_QUEUE. */
-  queue?: string;
-  /** Where PROVENANCE_QUEUE (and the AWS SDK's settings) are read; default process.env. */
-  env?: NodeJS.ProcessEnv;
-}
-
-export interface StartScanOptions extends QueueOptions {
-  name: string;
-  /** Files, folders (walked as `check` walks them), s3://bucket/prefix URLs. */
-  sources: readonly string[];
-  checks?: readonly string[];
-  catalogue?: CatalogueName | string;
-  /** PEM text of C2PA trust anchors, as `check --trust-anchors` reads from a file. */
-  trustAnchorsPem?: string;
-  include?: readonly string[];
-  exclude?: readonly string[];
-  caseSensitive?: boolean;
-  /** Inputs per job (1 to 10,000; default 200). */
-  batchSize?: number;
-  /** Seconds a worker holds a batch without renewing (3 to 3,600; default 60). */
-  leaseSeconds?: number;
-  /** An earlier scan: inputs unchanged since it (size and mtime, or S3 ETag) take its results. */
-  incremental?: string;
-  onListed?: (listed: number) => void;
-}
+import { checkBasedOn, startScan as listAndQueue } from './scan-start.js';
+import { runWorker } from './scan-worker.js';
+import type { QueueOptions, ScanResultRow, ScanWorkerOptions, StartScanOptions, StartOutcome, WorkerSummary } from './fleet-types.js';
 
 async function withFleet<T>(options: QueueOptions, fn: (fleet: FleetConnection) => Promise<T>, open: Parameters<typeof openFleet>[1] = {}): Promise<T> {
   const fleet = await openFleet(queueUrl(options.queue, options.env ?? process.env), open);
@@ -92,19 +66,6 @@ export async function startScan(options: StartScanOptions): Promise<StartOutcome
   });
 }
 
-export interface ScanWorkerOptions extends QueueOptions {
-  /** Worker threads for checks (1 to 256; default the available cores, at most 4 per core). */
-  concurrency?: number;
-  /** Aborting it finishes the batch in hand and ends the worker (SIGTERM in the CLI). */
-  signal?: AbortSignal;
-  /** End once no batch is waiting, instead of waiting for more. */
-  untilEmpty?: boolean;
-  /** Each event worth a log line (a lost lease, a written-off input, a failed batch). */
-  onLog?: (line: string) => void;
-  /** Seconds between looks at an empty queue (default 1). */
-  pollSeconds?: number;
-}
-
 /** Seconds between pg-boss's sweeps for leases run out (the live workers take turns at it). */
 const SWEEP_SECONDS = 2;
 
@@ -136,17 +97,6 @@ export const listScans = (options: QueueOptions = {}) => withFleet(options, (fle
 export const cancelScan = (name: string, options: QueueOptions = {}) => withFleet(options, (fleet) => rows.cancelScan(fleet, name));
 export const retryScan = (name: string, options: QueueOptions = {}) => withFleet(options, (fleet) => rows.retryScan(fleet, name));
 export const deleteScan = (name: string, options: QueueOptions = {}) => withFleet(options, (fleet) => rows.deleteScan(fleet, name));
-
-/** One input of a scan as `scan results` gives it: its `check --json` line once finished. */
-export interface ScanResultRow {
-  source: string;
-  state: 'queued' | 'done' | 'failed';
-  /** The `check --json` line (without its newline); null while queued. */
-  line: string | null;
-  /** Report details of its C2PA match (for the HTML report), when it has one. */
-  details: unknown;
-  reason: string | null;
-}
 
 /** A scan's inputs in source order, finished or not; the connection closes when the loop ends. */
 export async function* scanResults(name: string, options: QueueOptions = {}): AsyncGenerator<ScanResultRow> {

@@ -3,6 +3,7 @@
 import type { FleetConnection } from './fleet-connection.js';
 import { BATCH_QUEUE, FleetError, QUEUE_SCHEMA, SCAN_SCHEMA } from './fleet-settings.js';
 import { queueBatch, type ScanCheckOptions } from './batch-jobs.js';
+import type { ScanStatus, WorkerShare } from './fleet-types.js';
 
 export interface ScanRow {
   name: string;
@@ -33,33 +34,6 @@ export async function requireScan(fleet: FleetConnection, name: string): Promise
   const row = await scanRow(fleet, name);
   if (!row) throw new FleetError(`no scan named ${name} in the queue at ${fleet.where} (provenance scan list).`);
   return row;
-}
-
-export interface WorkerShare {
-  worker: string;
-  done: number;
-  failed: number;
-  lastAt: string;
-}
-
-export interface ScanStatus {
-  name: string;
-  /** listing, running (inputs left), finished (none left), cancelled. */
-  state: 'listing' | 'running' | 'finished' | 'cancelled';
-  sources: string[];
-  total: number;
-  queued: number;
-  done: number;
-  failed: number;
-  /** Of `done`, answered from the scan named by --incremental. */
-  reused: number;
-  /** Inputs finished per second over the last minute. */
-  rate: number;
-  /** Seconds until the queued inputs are done at that rate; null when nothing runs. */
-  etaSeconds: number | null;
-  workers: WorkerShare[];
-  createdAt: string;
-  basedOn: string | null;
 }
 
 export async function scanStatus(fleet: FleetConnection, name: string): Promise<ScanStatus> {

@@ -14,6 +14,7 @@ import { identityOf } from './input-identity.js';
 import { locationOf, type InputLocation } from './input-location.js';
 import { scanRow } from './scan-rows.js';
 import type { ScanCheckOptions } from './batch-jobs.js';
+import type { StartOutcome } from './fleet-types.js';
 
 
 export interface StartPlan {
@@ -28,19 +29,6 @@ export interface StartPlan {
   basedOn?: string;
   /** Called after each batch is queued, with the inputs listed so far. */
   onListed?: (listed: number) => void;
-}
-
-export interface StartOutcome {
-  name: string;
-  /** Inputs listed (duplicates of a source already listed are not counted again). */
-  total: number;
-  /** Inputs queued for workers. */
-  queued: number;
-  /** Inputs answered from the scan named by --incremental. */
-  reused: number;
-  /** Sources that could not be listed (a missing file or bucket, refused credentials, ...). */
-  listErrors: { source: string; message: string }[];
-  batches: number;
 }
 
 interface Row {

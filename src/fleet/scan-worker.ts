@@ -28,6 +28,7 @@ import { BATCH_QUEUE, DEAD_QUEUE, MAX_INPUT_STARTS, QUEUE_SCHEMA, SCAN_SCHEMA } 
 import { identityOf } from './input-identity.js';
 import { itemOf, type InputLocation } from './input-location.js';
 import { scanRow, type ScanRow } from './scan-rows.js';
+import type { WorkerSummary } from './fleet-types.js';
 
 export interface WorkerPlan {
   fleet: FleetConnection;
@@ -44,13 +45,6 @@ export interface WorkerPlan {
   id?: string;
   /** Stop once no batch is waiting (the bench's runs; tests). */
   untilEmpty?: boolean;
-}
-
-export interface WorkerSummary {
-  id: string;
-  batches: number;
-  inputs: number;
-  failed: number;
 }
 
 /** Results are written in groups of this many, or after this long, whichever comes first. */

@@ -24,6 +24,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePki } from './fixtures/make.js';
 import { ROOT } from './helpers/corpus.js';
+import { createTestDatabase, unreachableReason, type TestDatabase } from './helpers/postgres.js';
 
 const DOCS = ['README.md', 'CONTRIBUTING.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 
@@ -84,9 +85,18 @@ const SKIPPED: Record<string, string> = {
 /** Any npm command that installs resolves packages from the npm registry: never run here. */
 const NPM_INSTALL = /\bnpm\s+(install|i|in|isntall|add|ci|update|up|exec)\b/;
 
+/**
+ * The queue of docs/SCALE.md's distributed-scan examples: a database of their own on the test
+ * server (PROVENANCE_QUEUE for every block), when one answers; else those examples are skipped
+ * (CI always has one: vitest.config.ts fails without it).
+ */
+const queueDb: TestDatabase | undefined = (await unreachableReason()) === undefined ? await createTestDatabase() : undefined;
+const SCAN_COMMAND = /\bprovenance scan\b/;
+
 /** Why a block is not run, or undefined when it is. */
 function skipReason(block: Block): string | undefined {
   if (block.first in SKIPPED) return SKIPPED[block.first];
+  if (!queueDb && SCAN_COMMAND.test(block.body)) return 'needs a PostgreSQL server for the queue (PROVENANCE_TEST_DATABASE_URL); test/postgres/fleet-*.test.ts run the same commands';
   if (commandsOf(block.body).some((c) => NPM_INSTALL.test(c))) return 'installs from the npm registry';
   return undefined;
 }
@@ -156,8 +166,9 @@ beforeAll(async () => {
   writeFileSync(join(bin, 'npx'), `#!/bin/sh\necho "doc examples: npx $1 is not available here (outside the clone, npx provenance is another package)" >&2\nexit 127\n`);
   chmodSync(join(bin, 'npx'), 0o755);
 }, 240_000);
-afterAll(() => {
+afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
+  await queueDb?.drop();
 });
 
 /** A fresh folder with every file the examples name. */
@@ -196,6 +207,7 @@ function runBlock(block: Block, work: string, port: number): BlockRun {
       PROVENANCE_DATA_DIR: join(work, 'data'),
       PROVENANCE_API_KEY: '',
       PROVENANCE_API_URL: '',
+      PROVENANCE_QUEUE: queueDb?.url ?? '',
       NO_COLOR: '1',
       CI: 'true',
       // Should an example reach npm, it must not fetch from the registry (it fails instead).

@@ -56,22 +56,33 @@ export function runScanStart(flags: StartFlags, io: CommandIO): Promise<number> 
     const anchors = loadTrustAnchors({ file: flags.trustAnchors, env: io.env });
     const catalogue = flags.catalogue ?? readSettings(io.env).catalogue;
     const progress = !flags.quiet && !flags.json && Boolean(io.stderr.isTTY) && !isCi(io.env);
-    const outcome = await fleet.startScan({
-      name: flags.name,
-      queue: flags.queue,
-      env: io.env,
-      sources: sources as string[],
-      checks: flags.checks === undefined ? undefined : flags.checks.split(',').map((s) => s.trim()),
-      catalogue,
-      trustAnchorsPem: anchors?.pem,
-      include: flags.include,
-      exclude: flags.exclude,
-      caseSensitive: flags.caseSensitive,
-      batchSize: flags.batch,
-      leaseSeconds: flags.lease,
-      incremental: flags.incremental,
-      onListed: progress ? (listed) => io.stderr.write(`\rprovenance: scan ${flags.name}: ${count(listed)} inputs listed`) : undefined,
-    });
+    // Ctrl-C while listing: the listing stops and the scan is cancelled (fleet/scan-start.ts).
+    const interrupt = new AbortController();
+    const onInterrupt = () => interrupt.abort();
+    process.once('SIGINT', onInterrupt);
+    process.once('SIGTERM', onInterrupt);
+    const outcome = await fleet
+      .startScan({
+        name: flags.name,
+        queue: flags.queue,
+        env: io.env,
+        sources: sources as string[],
+        checks: flags.checks === undefined ? undefined : flags.checks.split(',').map((s) => s.trim()),
+        catalogue,
+        trustAnchorsPem: anchors?.pem,
+        include: flags.include,
+        exclude: flags.exclude,
+        caseSensitive: flags.caseSensitive,
+        batchSize: flags.batch,
+        leaseSeconds: flags.lease,
+        incremental: flags.incremental,
+        onListed: progress ? (listed) => io.stderr.write(`\rprovenance: scan ${flags.name}: ${count(listed)} inputs listed`) : undefined,
+        signal: interrupt.signal,
+      })
+      .finally(() => {
+        process.removeListener('SIGINT', onInterrupt);
+        process.removeListener('SIGTERM', onInterrupt);
+      });
     if (progress) io.stderr.write('\r\x1b[K');
     if (flags.json) io.stdout.write(`${JSON.stringify(outcome)}\n`);
     if (!flags.quiet) {

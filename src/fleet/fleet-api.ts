@@ -62,6 +62,7 @@ export async function startScan(options: StartScanOptions): Promise<StartOutcome
       engine: engineVersion(),
       basedOn: options.incremental,
       onListed: options.onListed,
+      signal: options.signal,
     });
   });
 }

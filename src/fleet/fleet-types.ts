@@ -27,6 +27,8 @@ export interface StartScanOptions extends QueueOptions {
   /** An earlier scan: inputs unchanged since it (size and mtime, or S3 ETag) take its results. */
   incremental?: string;
   onListed?: (listed: number) => void;
+  /** Aborting it stops the listing and cancels the scan (what was queued is not checked). */
+  signal?: AbortSignal;
 }
 
 export interface ScanWorkerOptions extends QueueOptions {

@@ -12,7 +12,7 @@ import { FleetError, SCAN_SCHEMA } from './fleet-settings.js';
 import { queueBatch } from './batch-jobs.js';
 import { identityOf } from './input-identity.js';
 import { locationOf, type InputLocation } from './input-location.js';
-import { scanRow } from './scan-rows.js';
+import { cancelScan, scanRow } from './scan-rows.js';
 import type { ScanCheckOptions } from './batch-jobs.js';
 import type { StartOutcome } from './fleet-types.js';
 
@@ -29,6 +29,8 @@ export interface StartPlan {
   basedOn?: string;
   /** Called after each batch is queued, with the inputs listed so far. */
   onListed?: (listed: number) => void;
+  /** Aborted (Ctrl-C): the listing stops, and the scan is cancelled with what it had queued. */
+  signal?: AbortSignal;
 }
 
 interface Row {
@@ -64,6 +66,13 @@ export async function startScan(fleet: FleetConnection, plan: StartPlan): Promis
     plan.onListed?.(outcome.total);
   };
   for await (const item of expandInputs(plan.sources, { filter: plan.filter, stdin: false })) {
+    if (plan.signal?.aborted) {
+      // A half-listed scan would look finished once its queued inputs were done: it is
+      // cancelled instead, and said so.
+      await fleet.pool.query(`UPDATE ${SCAN_SCHEMA}.scans SET state = 'cancelled', cancelled_at = now(), total = $2 WHERE name = $1`, [plan.name, outcome.total]);
+      await cancelScan(fleet, plan.name);
+      throw new FleetError(`scan ${plan.name}: listing interrupted after ${outcome.total} inputs; the scan is cancelled (provenance scan delete ${plan.name} removes it).`, 130);
+    }
     const row: Row = { seq: seq++, source: item.source, location: locationOf(item), identity: await identityOf(item) };
     if (item.kind === 'error') {
       row.listError = item.error.toInfo();

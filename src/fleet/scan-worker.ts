@@ -47,6 +47,9 @@ export interface WorkerPlan {
   untilEmpty?: boolean;
 }
 
+/** The longest wait between two tries of a queue that does not answer. */
+const OUTAGE_WAIT_MAX_MS = 30_000;
+
 /** Results are written in groups of this many, or after this long, whichever comes first. */
 const WRITE_GROUP = 64;
 const WRITE_AFTER_MS = 250;
@@ -57,11 +60,29 @@ export async function runWorker(plan: WorkerPlan): Promise<WorkerSummary> {
   let s3: Promise<S3Connection> | undefined;
   const s3Connection = () => (s3 ??= openS3());
   const toldEngine = new Set<string>();
+  /** While the queue does not answer: since when, and the next wait (doubling to OUTAGE_WAIT_MAX_MS). */
+  let outage: { since: number; waitMs: number } | undefined;
   try {
     while (!plan.signal.aborted) {
-      const [job] = ((await plan.fleet.boss.fetch<BatchJob>(BATCH_QUEUE, { batchSize: 1, includeMetadata: true })) ?? []) as (Job<BatchJob> & { retryCount?: number })[];
+      let job: (Job<BatchJob> & { retryCount?: number }) | undefined;
+      let dead = false;
+      try {
+        [job] = ((await plan.fleet.boss.fetch<BatchJob>(BATCH_QUEUE, { batchSize: 1, includeMetadata: true })) ?? []) as (Job<BatchJob> & { retryCount?: number })[];
+        if (!job) dead = await writeOffDead(plan, id);
+        if (outage) {
+          plan.log(`the queue answers again after ${Math.round((Date.now() - outage.since) / 1000)} s.`);
+          outage = undefined;
+        }
+      } catch (err) {
+        // The database restarts, fails over or is unreachable for a while: the worker waits and
+        // asks again rather than ending; the batches it held come back when their leases end.
+        if (!outage) plan.log(`the queue does not answer (${(err as Error).message.split('\n')[0]}); asking again until it does.`);
+        outage = { since: outage?.since ?? Date.now(), waitMs: Math.min((outage?.waitMs ?? 500) * 2, OUTAGE_WAIT_MAX_MS) };
+        await pause(outage.waitMs, plan.signal);
+        continue;
+      }
       if (!job) {
-        if (await writeOffDead(plan, id)) continue;
+        if (dead) continue;
         if (plan.untilEmpty) break;
         await pause((plan.pollSeconds ?? 1) * 1000, plan.signal);
         continue;

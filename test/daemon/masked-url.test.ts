@@ -1,5 +1,5 @@
 // Store and SMTP URLs as they are shown and saved (issue 34, item 7): every form a secret takes
-// in them masked by one function (src/daemon/store/masked-url.ts), and every place that shows a
+// in them masked by one function (src/engine/masked-url.ts), and every place that shows a
 // store URL uses it: the store's refusals of a bad --store (daemon start, migrate, the admin
 // commands), a refused connection, the start's configuration line. The places that need a
 // running PostgreSQL (store.json, daemon.log, `daemon migrate`'s answer) are in
@@ -9,7 +9,7 @@ import { readdirSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { effectiveConfiguration } from '../../src/commands/daemon-env.js';
 import { scrubSecrets } from '../../src/daemon/http/log-scrub.js';
-import { maskUrlSecrets } from '../../src/daemon/store/masked-url.js';
+import { maskUrlSecrets } from '../../src/engine/masked-url.js';
 import { checkPostgresUrl } from '../../src/daemon/store/pg-store.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from './helpers.js';

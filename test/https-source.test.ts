@@ -348,6 +348,7 @@ describe('the library (dist/, in a process that trusts the test CA)', () => {
         fromUrls: await collect(${JSON.stringify(urls)}),
         fromFiles: await collect(${JSON.stringify(names.map((n) => join(tree, n)))}),
         one: strip(await check(${JSON.stringify(urls[0])})),
+        oneUrlObject: strip(await check(new URL(${JSON.stringify(urls[0])}))),
         oneFile: strip(await check(${JSON.stringify(join(tree, names[0]!))})),
         missing: await failure(check(${JSON.stringify(`${https.origin}/status/404`)})),
         plain: await failure(check(${JSON.stringify(`${plainOrigin}/x.jpg`)})),
@@ -369,6 +370,7 @@ describe('the library (dist/, in a process that trusts the test CA)', () => {
     expect(got.fromUrls).toEqual(got.fromFiles);
     expect(got.fromUrls).toHaveLength(names.length);
     expect(got.one).toEqual(got.oneFile);
+    expect(got.oneUrlObject).toEqual(got.oneFile);
     expect(got.missing).toEqual({ name: 'InputError', type: 'not_found', message: `${https.origin}/status/404: the server answered HTTP 404: no such file there.` });
     expect(got.plain.type).toBe('read_error');
     expect(got.plain.message).toMatch(/only https:\/\/ URLs are checked/);

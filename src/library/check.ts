@@ -56,7 +56,7 @@ async function bytesOf(input: CheckInput, signal?: AbortSignal): Promise<Uint8Ar
  * Runs in the calling thread; for many files use {@link scan}, which spreads them over worker
  * threads. The c2pa-rs WebAssembly module is loaded on the first file that carries a C2PA marker.
  *
- * @throws InputError (`type` not_found, permission_denied, ...) when a path cannot be read;
+ * @throws InputError (`type` not_found, permission_denied, ...) when a path or URL cannot be read;
  *   CheckSelectionError for an unknown check id; TrustAnchorError for a bad `trustAnchors`.
  */
 export async function check(input: CheckInput, options: CheckOptions = {}): Promise<CheckedResult> {

@@ -38,6 +38,16 @@ describe('maskUrlSecrets: each form of a secret', () => {
     expect(masked).toContain('***');
   });
 
+  it('an https:// input (user: true): the user name too, and the signatures of signed URLs', () => {
+    expect(maskUrlSecrets('https://TOKEN@host/a.jpg', { user: true })).toBe('https://***@host/a.jpg');
+    expect(maskUrlSecrets('https://TOKEN@host/a.jpg')).toBe('https://TOKEN@host/a.jpg'); // a database's user name is only a name
+    expect(maskUrlSecrets('https://u:pw@host/a.jpg?sig=S1&X-Amz-Signature=S2&X-Amz-Credential=S3&X-Amz-Security-Token=S4&Signature=S5&auth=S6&w=640', { user: true })).toBe(
+      'https://***:***@host/a.jpg?sig=***&X-Amz-Signature=***&X-Amz-Credential=***&X-Amz-Security-Token=***&Signature=***&auth=***&w=640',
+    );
+    // Names that merely contain the letters are not secrets.
+    expect(maskUrlSecrets('https://host/a.jpg?design=1&author=me', { user: true })).toBe('https://host/a.jpg?design=1&author=me');
+  });
+
   it('text without a secret is unchanged, byte for byte', () => {
     for (const text of ['postgres://app@db:5432/prov?sslmode=require&application_name=a%20b', 'smtp://mail.example.com:25', '/var/lib/provenance', 'host=db dbname=prov']) {
       expect(maskUrlSecrets(text)).toBe(text);

@@ -47,6 +47,7 @@ const etagOf = (bytes: Uint8Array) => `"${createHash('sha256').update(bytes).dig
  * /short         50,000 bytes promised, 100 sent, then the connection dropped
  * /huge          3,000,000,000 bytes promised, none sent
  * /stall         headers never sent
+ * /rewritten     HEAD names ETag "v1"; GET has only "v2" (written again in between): If-Match "v1" gets 412
  */
 function route(req: IncomingMessage, res: ServerResponse): void {
   const url = new URL(req.url ?? '/', 'https://127.0.0.1');
@@ -109,6 +110,12 @@ function route(req: IncomingMessage, res: ServerResponse): void {
     return;
   }
   if (path === '/stall') return; // never answered; the server's stop closes it
+  if (path === '/rewritten') {
+    const bytes = readFileSync(join(tree, 'a.jpg'));
+    if (method === 'HEAD') return void res.writeHead(200, { etag: '"v1"', 'content-length': String(bytes.length) }).end();
+    if (req.headers['if-match'] !== undefined && req.headers['if-match'] !== '"v2"') return void res.writeHead(412).end();
+    return void res.writeHead(200, { etag: '"v2"', 'content-length': String(bytes.length) }).end(bytes);
+  }
   res.writeHead(404).end();
 }
 
@@ -243,6 +250,15 @@ describe('bad https:// inputs', () => {
       ]);
       expect(lines[6].error).toBeUndefined();
     }
+  });
+
+  it('a URL written again between its HEAD and its GET: the GET asks for the version HEAD named (If-Match), and says it changed', async () => {
+    const run = await cli(['check', '--json', `${https.origin}/rewritten`, `${https.origin}/files/a.jpg`]);
+    expect(run.code).toBe(1);
+    expect(parseLines(run.stdout)[0]).toEqual({
+      source: `${https.origin}/rewritten`,
+      error: { type: 'read_error', message: `${https.origin}/rewritten: changed while the scan ran (the server no longer has the version its HEAD answer named); check it again.` },
+    });
   });
 
   it('a certificate no CA in use vouches for: a TLS read_error saying how to trust a private CA', async () => {

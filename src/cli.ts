@@ -74,7 +74,7 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
   program
     .command('check')
     .description('Check files, folders (recursively, in sorted order) or - (standard input): offline, or with the /v1 API once logged in.')
-    .argument('[inputs...]', 'files, folders, - for standard input, s3://bucket/prefix (docs/CLI.md: S3 buckets), or (remote checks) http(s) URLs')
+    .argument('[inputs...]', 'files, folders, - for standard input, s3://bucket/prefix (docs/CLI.md: S3 buckets), https:// URLs (docs/CLI.md: https:// URLs; remote checks: http(s) URLs, fetched by the API)')
     .addOption(new Option('--checks <ids>', 'comma-separated detector ids to run (default: all)'))
     .option('--catalogue <name>', 'full (every detector) or hosted (exactly the hosted service\'s five, for testing clients against the hosted contract); default: the catalogue setting, else full')
     .option('--json', 'one JSON line per input (NDJSON): the /v1 detection result plus "source"', false)

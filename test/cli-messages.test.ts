@@ -74,12 +74,12 @@ describe('settings are checked when they are set (point 18)', () => {
 });
 
 describe('inputs a user can act on (points 11, 13)', () => {
-  it('a URL checked without a login says that URLs are checked by an API', async () => {
-    const run = await runCli(['check', '--json', 'https://example.com/photo.jpg']);
-    expect(run.code).toBe(1);
-    const [line] = parseLines(run.stdout);
-    expect(line.error.message).toBe(
-      'https://example.com/photo.jpg: a URL is checked by a /v1 API, not on this machine: run `provenance login` first (then `check` sends URLs to the API; --remote insists on it).',
+  it('an http:// URL checked on this machine says that only https:// is read (and nothing is requested)', async () => {
+    // https:// URLs are read here (test/https-source.test.ts); an address nothing listens on, in case.
+    const run = await runCli(['check', '--json', 'http://127.0.0.1:9/photo.jpg']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      'provenance: http://127.0.0.1:9/photo.jpg: not read: only https:// URLs are checked on this machine (over http:// anyone on the way could change the bytes checked); give its https:// address.\n',
     );
   });
 

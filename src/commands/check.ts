@@ -17,6 +17,7 @@ import { openFileList, readFileList } from '../engine/file-list.js';
 import { expandInputs, STDIN, type InputItem } from '../engine/inputs.js';
 import { makePathFilter } from '../engine/path-filter.js';
 import { ReadAhead } from '../engine/read-ahead.js';
+import { isHttpsUrl, isPlainHttpUrl, parseHttpsUrl } from '../engine/https-source.js';
 import { isS3Url, parseS3Url } from '../engine/s3-source.js';
 import { LiveProgress } from '../ui/live-progress.js';
 import { ScanStats } from '../ui/scan-stats.js';
@@ -196,6 +197,16 @@ async function plan(options: CheckOptions, io: CommandIO): Promise<Plan> {
     const checks = options.checks ?? (catalogue === 'hosted' ? [...HOSTED_DETECTOR_IDS] : undefined);
     return { checks, catalogue, failOn, concurrency, remote, cacheSetting };
   }
+  // On this machine, an http:// or malformed https:// argument is a typing error too, said
+  // before any request (the API, above, is sent URLs as they are and judges them itself).
+  for (const input of options.inputs) {
+    if (!isHttpsUrl(input) && !isPlainHttpUrl(input)) continue;
+    try {
+      parseHttpsUrl(input);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  }
   if (options.local) {
     try {
       incrementalSetting = readSettings(io.env).incremental === true;
@@ -228,8 +239,10 @@ async function isSingleFile(options: CheckOptions): Promise<boolean> {
   if (options.filesFrom || options.inputs.length !== 1) return false;
   const [only] = options.inputs as [string];
   if (only === STDIN) return true;
-  // An s3:// input may be a prefix of many objects: the pool, as for a folder.
+  // An s3:// input may be a prefix of many objects: the pool, as for a folder. An https:// URL is
+  // one input, read here.
   if (isS3Url(only)) return false;
+  if (isHttpsUrl(only)) return true;
   try {
     return (await stat(only)).isFile();
   } catch {

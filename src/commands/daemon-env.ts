@@ -9,7 +9,7 @@
 // and PROVENANCE_DATA_DIR are already the names this derives.
 import { CommanderError, Help, InvalidArgumentError, type Command, type Option } from 'commander';
 import type { CommandIO } from './io.js';
-import { maskUrlSecrets } from '../daemon/store/masked-url.js';
+import { maskUrlSecrets } from '../engine/masked-url.js';
 
 export const ENV_PREFIX = 'PROVENANCE_';
 

@@ -18,7 +18,7 @@ export function registerScanCommands(program: Command, io: CommandIO, setExit: (
     .command('start')
     .description('List the sources (folders walked as `check` walks them, S3 prefixes), queue them in batches, and return (or --wait).')
     .argument('<name>', 'a name for the scan: letters, digits, ".", "_", "-"')
-    .argument('[sources...]', 'files, folders (on a file system every worker mounts at the same path), s3://bucket/prefix')
+    .argument('[sources...]', 'files, folders (on a file system every worker mounts at the same path), s3://bucket/prefix, https:// URLs')
     .option('--queue <url>', QUEUE_HELP)
     .option('--checks <ids>', 'comma-separated detector ids to run (default: all)')
     .option('--catalogue <name>', "full (every detector, the default) or hosted (the hosted service's five)")

@@ -42,10 +42,6 @@ export function inputErrorFrom(err: unknown, source: string, path: string | Buff
   const code = (err as NodeJS.ErrnoException)?.code;
   switch (code) {
     case 'ENOENT': {
-      // A URL is not a path: only an API downloads it (the local engine never goes online).
-      if (/^https?:\/\//i.test(source)) {
-        return new InputError('not_found', `${source}: a URL is checked by a /v1 API, not on this machine: run \`provenance login\` first (then \`check\` sends URLs to the API; --remote insists on it).`);
-      }
       // A symlink whose target is gone: say so, and where it points, not "no such file".
       const target = linkTarget(path);
       if (target !== undefined) return new InputError('not_found', `${source}: a broken symbolic link (it points to ${displayPath(target)}, which does not exist).`);

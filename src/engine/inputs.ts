@@ -1,7 +1,8 @@
 // Expands what the user named (files, folders, `-`) into the inputs to check, lazily and in a
 // deterministic order: folders recursively, entries sorted by name, symlinks followed, and a
 // link back to an enclosing folder reported as a loop instead of walked forever. `s3://` inputs
-// are listed by s3-source.ts, which loads the AWS SDK only when one appears.
+// are listed by s3-source.ts, which loads the AWS SDK only when one appears; an `https://` input
+// is one URL, read by https-source.ts, which loads undici only then (`http://` is refused there).
 import type { Dirent, Stats } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
@@ -9,6 +10,7 @@ import { displayPath, joinBytes, utf8Name, type FsPath } from './byte-paths.js';
 import { resolveLossyPath } from './lossy-path.js';
 import { InputError, inputErrorFrom } from './input-error.js';
 import type { PathFilter } from './path-filter.js';
+import { httpsInput, isHttpsUrl, isPlainHttpUrl, openHttps, type HttpsConnection, type HttpsObjectRef } from './https-source.js';
 import { expandS3, isS3Url, openS3, type S3Connection, type S3ObjectRef } from './s3-source.js';
 
 /**
@@ -20,6 +22,8 @@ export type InputItem =
   | { source: string; kind: 'stdin' }
   /** An S3 object (`source` is its s3://bucket/key URL), read in this thread. */
   | { source: string; kind: 's3'; object: S3ObjectRef }
+  /** One https:// URL (`source` is the URL with its secrets masked), read in this thread. */
+  | { source: string; kind: 'https'; object: HttpsObjectRef }
   | { source: string; kind: 'error'; error: InputError };
 
 export const STDIN = '-';
@@ -35,6 +39,8 @@ export interface ExpandOptions {
 export async function* expandInputs(inputs: AsyncIterable<FsPath> | Iterable<FsPath>, options: ExpandOptions = {}): AsyncGenerator<InputItem> {
   /** The S3 client, made for the first s3:// input and shared by the rest of the run. */
   let s3: Promise<S3Connection> | undefined;
+  /** The connections (undici), opened for the first https:// input and shared by the rest. */
+  let https: Promise<HttpsConnection> | undefined;
   for await (const given of inputs) {
     if (given === STDIN && options.stdin !== false) {
       yield { source: STDIN, kind: 'stdin' };
@@ -42,6 +48,10 @@ export async function* expandInputs(inputs: AsyncIterable<FsPath> | Iterable<FsP
     }
     if (isS3Url(given)) {
       yield* expandS3(given, await (s3 ??= openS3()), options.filter);
+      continue;
+    }
+    if (isHttpsUrl(given) || isPlainHttpUrl(given)) {
+      yield await httpsInput(given, () => (https ??= openHttps()));
       continue;
     }
     let input = given;
@@ -209,8 +219,8 @@ export async function readStream(stream: NodeJS.ReadableStream): Promise<Buffer>
 /** Reads an input's bytes; filesystem failures become an InputError naming the source. */
 export async function readInput(item: InputItem, stdin: NodeJS.ReadableStream): Promise<Uint8Array> {
   if (item.kind === 'error') throw item.error;
-  // Its errors are InputErrors already, naming the object.
-  if (item.kind === 's3') return item.object.read();
+  // Their errors are InputErrors already, naming the object or URL.
+  if (item.kind === 's3' || item.kind === 'https') return item.object.read();
   try {
     return item.kind === 'stdin' ? await readStream(stdin) : await readFile(item.path);
   } catch (err) {

@@ -1,9 +1,10 @@
-// How many S3 objects a scan holds in memory at once. A file goes to a worker by its path and is
-// read there; an object is read in the main thread and its bytes held until its check ends, so
-// without a bound a scan's window of results in flight (32 per core) would be as many objects.
+// How many S3 objects and https:// URLs a scan holds in memory at once. A file goes to a worker by
+// its path and is read there; an object is read in the main thread and its bytes held until its
+// check ends, so without a bound a scan's window of results in flight (32 per core) would be as
+// many objects.
 
 /**
- * Objects read in this thread (S3) and held until their check ends: at most `count` at once, and
+ * Objects read in this thread (S3, https://) and held until their check ends: at most `count` at once, and
  * at most `bytes` of them by their listed sizes (an object larger than that goes alone). Enough
  * reads in flight to hide a remote store's latency per request; not so many bytes that a bucket
  * of videos fills the memory. take() waits its turn (first come, first served).
@@ -49,11 +50,30 @@ export class ReadBudget {
   }
 }
 
-/** S3 objects read or being checked at once, at most, and their bytes (by listed size). */
+/**
+ * What holdRead needs of an input item (inputs.ts InputItem), written out here: inputs.ts reaches
+ * this module through https-source.ts, so importing its type back would make a circle.
+ */
+type ReadItem =
+  | { kind: 's3'; object: { size?: number } }
+  | { kind: 'https'; object: { size?: number; head(): Promise<void> } }
+  | { kind: 'file' | 'stdin' | 'error' };
+
+/**
+ * The item's turn to be read in this thread, by its size: an S3 object's from its listing, an
+ * https:// URL's from a HEAD request (made here, so the size is known before its bytes are). The
+ * release to call once its check ends; undefined for an item read elsewhere (a file: by a worker).
+ */
+export async function holdRead(budget: ReadBudget, item: ReadItem): Promise<(() => void) | undefined> {
+  if (item.kind === 'https') await item.object.head();
+  return item.kind === 's3' || item.kind === 'https' ? budget.take(item.object.size) : undefined;
+}
+
+/** S3 objects and https:// URLs read or being checked at once, at most, and their bytes (by listed size). */
 export const OBJECTS_AT_ONCE = 16;
 export const OBJECT_BYTES_AT_ONCE = 256 * 1024 * 1024;
 
-/** The budget a scan (`check`, the library's scan()) reads its S3 objects within. */
+/** The budget a scan (`check`, the library's scan()) reads its S3 objects and https:// URLs within. */
 export function objectBudget(): ReadBudget {
   return new ReadBudget(OBJECTS_AT_ONCE, OBJECT_BYTES_AT_ONCE);
 }

@@ -9,11 +9,9 @@
 // MinIO, R2 and other S3-compatible stores). AWS_S3_FORCE_PATH_STYLE=true asks for path-style
 // addressing (http://host/bucket/key), which many of those stores need.
 import type { S3Client } from '@aws-sdk/client-s3';
-import { InputError, MAX_FILE_BYTES_TEXT } from './input-error.js';
+import { InputError } from './input-error.js';
+import { MAX_OBJECT_BYTES, objectTooLarge, readObjectBody } from './object-body.js';
 import type { PathFilter } from './path-filter.js';
-
-/** Node's limit for one file read into memory (2 GiB): an object as large is refused as a file would be. */
-const MAX_OBJECT_BYTES = 2 ** 31;
 /** Keys per ListObjectsV2 page: S3's own most. */
 const PAGE_KEYS = 1000;
 /**
@@ -172,48 +170,27 @@ export function s3InputError(err: unknown, source: string, bucket: string, env: 
 
 /**
  * An object's bytes, streamed into one buffer sized by its Content-Length, and refused (before
- * or while it is read) when it reaches the 2 GiB a file may not reach either.
+ * or while it is read) when it reaches the 2 GiB a file may not reach either (object-body.ts).
  */
 export async function readObject({ sdk, client }: S3Connection, bucket: string, key: string, env: NodeJS.ProcessEnv = process.env, etag?: string): Promise<Uint8Array> {
   const source = s3Url(bucket, key);
-  const tooLarge = () =>
-    new InputError('file_too_large', `${source}: the object is ${MAX_FILE_BYTES_TEXT} or larger; a check reads objects smaller than ${MAX_FILE_BYTES_TEXT}.`);
   const abort = new AbortController();
-  let body: AsyncIterable<Uint8Array> & { destroy?: () => void };
-  let length: number | undefined;
-  let buffer: Buffer;
-  let used = 0;
+  let reply;
   try {
-    const reply = await client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: key, IfMatch: etag }), { abortSignal: abort.signal });
-    body = reply.Body as unknown as typeof body;
-    length = reply.ContentLength;
+    reply = await client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: key, IfMatch: etag }), { abortSignal: abort.signal });
   } catch (err) {
     throw s3InputError(err, source, bucket, env);
   }
-  try {
-    if (length !== undefined && length >= MAX_OBJECT_BYTES) throw tooLarge();
-    // A buffer of its own (not Node's shared pool): the pool moves it to a worker without a copy.
-    buffer = Buffer.allocUnsafeSlow(length ?? 64 * 1024);
-    for await (const chunk of body) {
-      if (used + chunk.length >= MAX_OBJECT_BYTES) throw tooLarge();
-      if (used + chunk.length > buffer.length) {
-        // No Content-Length (or a wrong one): grow by doubling.
-        const grown = Buffer.allocUnsafeSlow(Math.min(MAX_OBJECT_BYTES, Math.max(buffer.length * 2, used + chunk.length)));
-        buffer.copy(grown, 0, 0, used);
-        buffer = grown;
-      }
-      buffer.set(chunk, used);
-      used += chunk.length;
-    }
-    return used === buffer.length ? buffer : buffer.subarray(0, used);
-  } catch (err) {
-    abort.abort();
-    body.destroy?.();
-    if (err instanceof InputError) throw err;
-    // The answer began and its body did not arrive whole (a dropped connection, a timeout).
-    const why = (err as Error)?.message || String(err);
-    throw new InputError('read_error', `${source}: the read broke off after ${used.toLocaleString('en-US')}${length === undefined ? '' : ` of ${length.toLocaleString('en-US')}`} bytes (${why}).`);
-  }
+  const body = reply.Body as unknown as AsyncIterable<Uint8Array> & { destroy?: () => void };
+  return readObjectBody({
+    source,
+    chunks: body,
+    length: reply.ContentLength,
+    abandon: () => {
+      abort.abort();
+      body.destroy?.();
+    },
+  });
 }
 
 /** The folders a key lies in, below the listed prefix: `a/b/c.jpg` -> `a`, `a/b`. */
@@ -291,7 +268,7 @@ export async function* expandS3(input: string, s3: S3Connection, filter?: PathFi
       if (!passes(objectKey.slice(prefix.length))) continue;
       if (object.Size !== undefined && object.Size >= MAX_OBJECT_BYTES) {
         const source = s3Url(bucket, objectKey);
-        yield { source, kind: 'error', error: new InputError('file_too_large', `${source}: the object is ${MAX_FILE_BYTES_TEXT} or larger; a check reads objects smaller than ${MAX_FILE_BYTES_TEXT}.`) };
+        yield { source, kind: 'error', error: objectTooLarge(source) };
         continue;
       }
       yield item(objectKey, object.ETag, object.Size);

@@ -148,16 +148,21 @@ export function identityOf(st: BigIntStats): FileIdentity {
 }
 
 /**
- * The identity of an S3 object (`check --incremental s3://...`), in a file's 40 bytes: 16 bytes of
- * the SHA-256 of its s3:// URL where a file has its device and inode (the key), its size, no
- * modification time, and 8 bytes of the SHA-256 of its ETag. An ETag changes when the object is
- * written again, so no racy-time rule applies (the time word is 0: put() always stores).
+ * The identity of an S3 object or https:// URL (`check --incremental s3://... https://...`), in a
+ * file's 40 bytes: 16 bytes of the SHA-256 of its URL where a file has its device and inode (the
+ * key), its size, its modification time, and 8 bytes of the SHA-256 of its version (an ETag). An
+ * ETag changes when the object is written again, so no racy-time rule applies (the time word is
+ * 0: put() always stores); a URL known by its Last-Modified time (https-source.ts httpsVersion)
+ * gives that time, and the rule applies as to a file's.
  */
-export function objectIdentity(url: string, etag: string, size: number): FileIdentity {
+export function objectIdentity(url: string, version: string, size: number, modifiedMs = 0): FileIdentity {
   const identity = Buffer.alloc(IDENTITY_BYTES);
+  // `s3\0` since the first, S3-only, form: the entries stored then stay valid.
   createHash('sha256').update(`s3\0${url}`).digest().copy(identity, 0, 0, 16);
-  new BigInt64Array(identity.buffer, identity.byteOffset, 5)[2] = BigInt(size);
-  createHash('sha256').update(etag).digest().copy(identity, 32, 0, 8);
+  const words = new BigInt64Array(identity.buffer, identity.byteOffset, 5);
+  words[2] = BigInt(size);
+  words[3] = BigInt(Math.trunc(modifiedMs)) * 1_000_000n;
+  createHash('sha256').update(version).digest().copy(identity, 32, 0, 8);
   return identity;
 }
 

@@ -73,7 +73,10 @@ export async function startScan(fleet: FleetConnection, plan: StartPlan): Promis
       await cancelScan(fleet, plan.name);
       throw new FleetError(`scan ${plan.name}: listing interrupted after ${outcome.total} inputs; the scan is cancelled (provenance scan delete ${plan.name} removes it).`, 130);
     }
-    const row: Row = { seq: seq++, source: item.source, location: locationOf(item), identity: await identityOf(item) };
+    // A URL's identity costs a HEAD: asked at listing only when an earlier scan is compared with
+    // (the worker asks anyway, just before it reads).
+    const identity = item.kind === 'https' && !plan.basedOn ? null : await identityOf(item);
+    const row: Row = { seq: seq++, source: item.source, location: locationOf(item), identity };
     if (item.kind === 'error') {
       row.listError = item.error.toInfo();
       if (outcome.listErrors.length < 1000) outcome.listErrors.push({ source: item.source, message: item.error.message });

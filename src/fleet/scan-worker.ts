@@ -16,6 +16,7 @@
 import { hostname } from 'node:os';
 import type { Job } from 'pg-boss';
 import type { DetectOptions } from '../engine/detect.js';
+import { openHttps, type HttpsConnection } from '../engine/https-source.js';
 import { openS3, type S3Connection } from '../engine/s3-source.js';
 import type { Outcome, PoolRunner } from '../library/checker.js';
 import { errorLine, resultLine } from '../library/json-line.js';
@@ -26,7 +27,7 @@ import type { BatchJob } from './batch-jobs.js';
 import type { FleetConnection } from './fleet-connection.js';
 import { BATCH_QUEUE, DEAD_QUEUE, MAX_INPUT_STARTS, QUEUE_SCHEMA, SCAN_SCHEMA } from './fleet-settings.js';
 import { identityOf } from './input-identity.js';
-import { itemOf, type InputLocation } from './input-location.js';
+import { itemOf, type InputLocation, type SourceConnections } from './input-location.js';
 import { scanRow, type ScanRow } from './scan-rows.js';
 import type { WorkerSummary } from './fleet-types.js';
 
@@ -58,7 +59,8 @@ export async function runWorker(plan: WorkerPlan): Promise<WorkerSummary> {
   const id = plan.id ?? `${hostname()}:${process.pid}`;
   const summary: WorkerSummary = { id, batches: 0, inputs: 0, failed: 0 };
   let s3: Promise<S3Connection> | undefined;
-  const s3Connection = () => (s3 ??= openS3());
+  let https: Promise<HttpsConnection> | undefined;
+  const connections: SourceConnections = { s3: () => (s3 ??= openS3()), https: () => (https ??= openHttps()) };
   const toldEngine = new Set<string>();
   /** While the queue does not answer: since when, and the next wait (doubling to OUTAGE_WAIT_MAX_MS). */
   let outage: { since: number; waitMs: number } | undefined;
@@ -94,7 +96,7 @@ export async function runWorker(plan: WorkerPlan): Promise<WorkerSummary> {
             toldEngine.add(scan.name);
             plan.log(`scan ${scan.name} was started by another build of provenance (engine ${scan.engine}; this worker: ${plan.engine}); its results may differ from this worker's.`);
           }
-          const done = await runBatch(plan, id, scan, job, s3Connection);
+          const done = await runBatch(plan, id, scan, job, connections);
           summary.inputs += done.inputs;
           summary.failed += done.failed;
         }
@@ -109,6 +111,7 @@ export async function runWorker(plan: WorkerPlan): Promise<WorkerSummary> {
     }
   } finally {
     if (s3) (await s3.catch(() => undefined))?.client.destroy();
+    if (https) await (await https.catch(() => undefined))?.agent.close().catch(() => {});
   }
   return summary;
 }
@@ -120,7 +123,7 @@ interface InputRow {
   starts: number;
 }
 
-async function runBatch(plan: WorkerPlan, id: string, scan: ScanRow, job: Job<BatchJob> & { retryCount?: number }, s3: () => Promise<S3Connection>) {
+async function runBatch(plan: WorkerPlan, id: string, scan: ScanRow, job: Job<BatchJob> & { retryCount?: number }, connections: SourceConnections) {
   const { fleet } = plan;
   const options: DetectOptions = {
     checks: scan.options.checks,
@@ -144,7 +147,7 @@ async function runBatch(plan: WorkerPlan, id: string, scan: ScanRow, job: Job<Ba
       const window = scanWindow();
       const inFlight = new Set<Promise<void>>();
       for (const row of rows) {
-        const running = checkRow(plan.runner, row, options, s3).then(([outcome, identity]) => record(row, outcome, identity));
+        const running = checkRow(plan.runner, row, options, connections).then(([outcome, identity]) => record(row, outcome, identity));
         inFlight.add(running);
         void running.finally(() => inFlight.delete(running)).catch(() => {});
         if (inFlight.size >= window) await Promise.race(inFlight);
@@ -170,7 +173,7 @@ async function runBatch(plan: WorkerPlan, id: string, scan: ScanRow, job: Job<Ba
           }
           continue; // finished meanwhile by another worker
         }
-        const [outcome, identity] = await checkRow(plan.runner, row, options, s3);
+        const [outcome, identity] = await checkRow(plan.runner, row, options, connections);
         await record(row, outcome, identity);
         await writer.flush();
       }
@@ -183,8 +186,8 @@ async function runBatch(plan: WorkerPlan, id: string, scan: ScanRow, job: Job<Ba
 }
 
 /** One input through the pool, with the identity of the file as it was just before it was read. */
-async function checkRow(runner: PoolRunner, row: InputRow, options: DetectOptions, s3: () => Promise<S3Connection>): Promise<[Outcome, string | null]> {
-  const item = itemOf(row.source, row.location, s3);
+async function checkRow(runner: PoolRunner, row: InputRow, options: DetectOptions, connections: SourceConnections): Promise<[Outcome, string | null]> {
+  const item = await itemOf(row.source, row.location, connections);
   const identity = await identityOf(item);
   return [await runner.check(item, options), identity];
 }

@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { inputErrorFrom } from '../engine/input-error.js';
+import { isHttpsUrl, isPlainHttpUrl, readHttpsUrl } from '../engine/https-source.js';
 import { isS3Url, readS3Url } from '../engine/s3-source.js';
 import { detectorsBody } from '../detectors/catalogue.js';
 import type { CatalogueName, CheckedResult, DetectorInfo } from '../types.js';
@@ -11,7 +12,7 @@ import { abortReason } from './abort.js';
 import { checkBytes } from './check-bytes.js';
 import { detectOptions, type CommonOptions } from './options.js';
 
-/** A file's path (or file: URL), an S3 object's `s3://bucket/key`, its bytes, or a readable stream (Node or web) of them. */
+/** A file's path (or file: URL), an S3 object's `s3://bucket/key`, an `https://` URL, its bytes, or a readable stream (Node or web) of them. */
 export type CheckInput = string | URL | Uint8Array | AsyncIterable<Uint8Array | string>;
 
 export type CheckOptions = CommonOptions;
@@ -27,8 +28,10 @@ async function readAll(stream: AsyncIterable<Uint8Array | string>, signal?: Abor
 
 async function bytesOf(input: CheckInput, signal?: AbortSignal): Promise<Uint8Array> {
   if (input instanceof Uint8Array) return input;
-  if (isS3Url(input)) {
-    const bytes = await readS3Url(input);
+  const remote = input instanceof URL && input.protocol !== 'file:' ? input.href : input;
+  if (isS3Url(remote) || isHttpsUrl(remote) || isPlainHttpUrl(remote)) {
+    // http:// is refused there, before any request.
+    const bytes = await (isS3Url(remote) ? readS3Url(remote) : readHttpsUrl(remote));
     signal?.throwIfAborted();
     return bytes;
   }
@@ -43,7 +46,7 @@ async function bytesOf(input: CheckInput, signal?: AbortSignal): Promise<Uint8Ar
     }
   }
   if (input && typeof (input as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function') return readAll(input, signal);
-  throw new TypeError('check takes a file path, a file: URL, a Uint8Array or Buffer, or a readable stream.');
+  throw new TypeError('check takes a file path, a file: URL, an s3:// or https:// URL, a Uint8Array or Buffer, or a readable stream.');
 }
 
 /**
@@ -53,7 +56,7 @@ async function bytesOf(input: CheckInput, signal?: AbortSignal): Promise<Uint8Ar
  * Runs in the calling thread; for many files use {@link scan}, which spreads them over worker
  * threads. The c2pa-rs WebAssembly module is loaded on the first file that carries a C2PA marker.
  *
- * @throws InputError (`type` not_found, permission_denied, ...) when a path cannot be read;
+ * @throws InputError (`type` not_found, permission_denied, ...) when a path or URL cannot be read;
  *   CheckSelectionError for an unknown check id; TrustAnchorError for a bad `trustAnchors`.
  */
 export async function check(input: CheckInput, options: CheckOptions = {}): Promise<CheckedResult> {

@@ -3,9 +3,10 @@
 import { attachDetails, detailsOfResult } from '../detectors/c2pa-manifest.js';
 import type { DetectOptions } from '../engine/detect.js';
 import { newCheckId } from '../engine/ids.js';
+import { httpsVersion } from '../engine/https-source.js';
 import { InputError } from '../engine/input-error.js';
 import { readInput, type InputItem } from '../engine/inputs.js';
-import { objectBudget } from '../engine/read-budget.js';
+import { holdRead, objectBudget } from '../engine/read-budget.js';
 import type { DetectPool } from '../engine/pool.js';
 import type { ndjsonLine as NdjsonLine, objectIdentity as ObjectIdentity, ScanCache } from '../engine/scan-cache.js';
 import { checkBytes } from './check-bytes.js';
@@ -67,14 +68,15 @@ export function poolRunner(size: number, stdin: NodeJS.ReadableStream): PoolRunn
   // that needs it: a rescan answered from the scan cache needs no workers.
   let started: Promise<DetectPool> | undefined;
   const pool = { run: async (...args: Parameters<DetectPool['run']>) => (await (started ??= openScanPool(size))).run(...args) };
-  // An S3 object is read here and its bytes held until its check ends (ReadBudget): a run's
-  // window of results in flight does not become as many objects in memory.
+  // An S3 object or https:// URL is read here and its bytes held until its check ends
+  // (ReadBudget): a run's window of results in flight does not become as many objects in memory.
   const objects = objectBudget();
   return {
     async check(item, options) {
-      const release = item.kind === 's3' ? await objects.take(item.object.size) : undefined;
+      let release: (() => void) | undefined;
       try {
         if (item.kind === 'error') throw item.error;
+        release = await holdRead(objects, item);
         const input = item.kind === 'file' ? { path: item.path } : { bytes: await readInput(item, stdin) };
         const checked = await pool.run({ source: item.source, hints: true, ...input }, options);
         attachDetails(checked.result, checked.details);
@@ -100,21 +102,30 @@ export async function poolChecker(size: number, options: DetectOptions, stdin: N
  * beside the cache: the c2pa report details are linked to a result inside this bundle's copy
  * of c2pa-manifest.ts, which is the one the text report reads.
  *
- * Files and S3 objects are looked up: standard input has no identity to key on, and an input
- * error goes to `inner`, which reports it. The file is stat'ed before `inner` reads it, so a
- * change made while it is read leaves other times behind, and the next scan misses.
+ * Files, S3 objects and https:// URLs are looked up: standard input has no identity to key on,
+ * and an input error goes to `inner`, which reports it. The file is stat'ed before `inner` reads
+ * it, so a change made while it is read leaves other times behind, and the next scan misses.
  */
 export function cachedChecker(inner: Checker, cache: ScanCache, ndjsonLine: typeof NdjsonLine, objectIdentity: typeof ObjectIdentity): Checker {
   return {
     async check(item) {
       // An S3 object is known by its URL, size and ETag (from the listing; read with If-Match, so
-      // the bytes checked are the ones that ETag names).
-      const identity =
-        item.kind === 'file'
-          ? cache.identify(item.path)
-          : item.kind === 's3' && item.object.etag !== undefined && item.object.size !== undefined
-            ? objectIdentity(item.source, item.object.etag, item.object.size)
-            : undefined;
+      // the bytes checked are the ones that ETag names); an https:// URL by what its HEAD answer
+      // says (httpsVersion; read with If-Match or If-Unmodified-Since on it).
+      let identity: Buffer | undefined;
+      if (item.kind === 'file') identity = cache.identify(item.path);
+      else if (item.kind === 's3' && item.object.etag !== undefined && item.object.size !== undefined) {
+        identity = objectIdentity(item.source, item.object.etag, item.object.size);
+      } else if (item.kind === 'https') {
+        try {
+          await item.object.head();
+        } catch (err) {
+          return failed(item.source, err);
+        }
+        const known = httpsVersion(item.object);
+        // Keyed by the URL as given, secrets and all (hashed): two signed URLs differ.
+        if (known) identity = objectIdentity(item.object.url, known.version, known.size, known.modifiedMs);
+      }
       if (!identity) return inner.check(item);
       const hit = cache.get(identity);
       if (hit) {

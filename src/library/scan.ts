@@ -6,7 +6,7 @@ import type { DetectOptions } from '../engine/detect.js';
 import { InputError } from '../engine/input-error.js';
 import { expandInputs, type InputItem } from '../engine/inputs.js';
 import { makePathFilter } from '../engine/path-filter.js';
-import { objectBudget, type ReadBudget } from '../engine/read-budget.js';
+import { holdRead, objectBudget, type ReadBudget } from '../engine/read-budget.js';
 import type { DetectPool } from '../engine/pool.js';
 import type { CheckedResult } from '../types.js';
 import { verdictOf } from '../verdict/verdict.js';
@@ -123,10 +123,12 @@ async function* run(inputs: Iterable<string> | AsyncIterable<string>, r: Run): A
 async function checkItem(pool: DetectPool, item: InputItem, options: DetectOptions, objects: ReadBudget): Promise<ScanEntry> {
   if (item.kind === 'error') return { source: item.source, ok: false, error: item.error.toInfo() as ScanError };
   if (item.kind === 'stdin') throw new Error('scan: standard input is not an input here');
-  // An S3 object is read here (s3-source.ts), within the scan's budget; its bytes go to the worker.
-  const release = item.kind === 's3' ? await objects.take(item.object.size) : undefined;
+  // An S3 object or https:// URL is read here (s3-source.ts, https-source.ts), within the scan's
+  // budget; its bytes go to the worker.
+  let release: (() => void) | undefined;
   try {
-    const input = item.kind === 's3' ? { bytes: await item.object.read() } : { path: item.path };
+    release = await holdRead(objects, item);
+    const input = item.kind === 'file' ? { path: item.path } : { bytes: await item.object.read() };
     // The worker posts the C2PA details beside the result (a structured clone drops the link).
     const { result, details } = await pool.run({ source: item.source, ...input }, options);
     return { source: item.source, ok: true, result: Object.assign(result, { verdict: verdictOf(result, details) }) };

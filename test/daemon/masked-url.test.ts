@@ -1,5 +1,5 @@
 // Store and SMTP URLs as they are shown and saved (issue 34, item 7): every form a secret takes
-// in them masked by one function (src/daemon/store/masked-url.ts), and every place that shows a
+// in them masked by one function (src/engine/masked-url.ts), and every place that shows a
 // store URL uses it: the store's refusals of a bad --store (daemon start, migrate, the admin
 // commands), a refused connection, the start's configuration line. The places that need a
 // running PostgreSQL (store.json, daemon.log, `daemon migrate`'s answer) are in
@@ -9,7 +9,7 @@ import { readdirSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { effectiveConfiguration } from '../../src/commands/daemon-env.js';
 import { scrubSecrets } from '../../src/daemon/http/log-scrub.js';
-import { maskUrlSecrets } from '../../src/daemon/store/masked-url.js';
+import { maskUrlSecrets } from '../../src/engine/masked-url.js';
 import { checkPostgresUrl } from '../../src/daemon/store/pg-store.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from './helpers.js';
@@ -36,6 +36,16 @@ describe('maskUrlSecrets: each form of a secret', () => {
     const masked = maskUrlSecrets(text);
     expect(masked).not.toMatch(/s3/);
     expect(masked).toContain('***');
+  });
+
+  it('an https:// input (user: true): the user name too, and the signatures of signed URLs', () => {
+    expect(maskUrlSecrets('https://TOKEN@host/a.jpg', { user: true })).toBe('https://***@host/a.jpg');
+    expect(maskUrlSecrets('https://TOKEN@host/a.jpg')).toBe('https://TOKEN@host/a.jpg'); // a database's user name is only a name
+    expect(maskUrlSecrets('https://u:pw@host/a.jpg?sig=S1&X-Amz-Signature=S2&X-Amz-Credential=S3&X-Amz-Security-Token=S4&Signature=S5&auth=S6&w=640', { user: true })).toBe(
+      'https://***:***@host/a.jpg?sig=***&X-Amz-Signature=***&X-Amz-Credential=***&X-Amz-Security-Token=***&Signature=***&auth=***&w=640',
+    );
+    // Names that merely contain the letters are not secrets.
+    expect(maskUrlSecrets('https://host/a.jpg?design=1&author=me', { user: true })).toBe('https://host/a.jpg?design=1&author=me');
   });
 
   it('text without a secret is unchanged, byte for byte', () => {

@@ -34,7 +34,7 @@ import {
   type UploadCaps,
   exceedsUploadCaps,
 } from './store.js';
-import { maskUrlSecrets } from './masked-url.js';
+import { maskUrlSecrets } from '../../engine/masked-url.js';
 
 /**
  * The bounds on waiting for the database: for a connection (a new one, or a free one of the

@@ -1,7 +1,9 @@
 // A URL (or a connection string) as it may be shown or saved: with every secret in it as ***.
 // One function for every place a store or SMTP URL reaches a message, a log line or a file
-// (the store's `location`, store.json, the start's configuration line, error messages), so no
-// place masks the password of user:password@ and forgets `?password=`.
+// (the store's `location`, store.json, the start's configuration line, error messages), and for
+// an https:// input's name in results (https-source.ts), so no place masks the password of
+// user:password@ and forgets `?password=`. In the engine room, the lowest both the daemon and
+// the inputs reach.
 //
 // Secrets, in every form PostgreSQL (libpq, node-postgres) and SMTP URLs take them:
 // - the userinfo password: postgres://user:SECRET@host/db
@@ -10,21 +12,33 @@
 // - the same names in a key=value connection string (`host=h password=SECRET`), quoted or not,
 //   which is refused as a --store value but must not be echoed in the refusal either.
 
-/** A parameter name that holds a secret: password, sslpassword, passphrase, api_key, token... */
-const SECRET_NAME = /pass|secret|token|credential|^(api_?|access_?|auth_?)?key$/i;
+/**
+ * A parameter name that holds a secret: password, sslpassword, passphrase, api_key, token... and
+ * the signatures of signed URLs (S3's X-Amz-Signature and X-Amz-Credential, CloudFront's
+ * Signature, Azure's sig), which grant access until they expire.
+ */
+const SECRET_NAME = /pass|secret|token|credential|signature|^(sig|auth)$|^(api_?|access_?|auth_?)?key$/i;
 
 const MASK = '***';
 
+export interface MaskOptions {
+  /**
+   * The user name too (`https://***@host/`): in a URL of a web server it is often a token itself
+   * (`https://TOKEN@host/`), where a database's user name is only a name.
+   */
+  user?: boolean;
+}
+
 /** `value` with every secret in it as ***; text that holds none is returned unchanged. */
-export function maskUrlSecrets(value: string): string {
+export function maskUrlSecrets(value: string, options: MaskOptions = {}): string {
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
-    const masked = maskParsed(value);
+    const masked = maskParsed(value, options);
     if (masked !== undefined) return masked;
   }
   return maskText(value);
 }
 
-function maskParsed(value: string): string | undefined {
+function maskParsed(value: string, options: MaskOptions): string | undefined {
   let url: URL;
   try {
     url = new URL(value);
@@ -32,6 +46,10 @@ function maskParsed(value: string): string | undefined {
     return undefined;
   }
   let changed = false;
+  if (options.user && url.username) {
+    url.username = MASK;
+    changed = true;
+  }
   if (url.password) {
     url.password = MASK;
     changed = true;

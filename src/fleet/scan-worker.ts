@@ -69,7 +69,7 @@ export async function runWorker(plan: WorkerPlan): Promise<WorkerSummary> {
       let job: (Job<BatchJob> & { retryCount?: number }) | undefined;
       let dead = false;
       try {
-        [job] = ((await plan.fleet.boss.fetch<BatchJob>(BATCH_QUEUE, { batchSize: 1, includeMetadata: true })) ?? []) as (Job<BatchJob> & { retryCount?: number })[];
+        [job] = await claim(plan.fleet, BATCH_QUEUE, 1);
         if (!job) dead = await writeOffDead(plan, id);
         if (outage) {
           plan.log(`the queue answers again after ${Math.round((Date.now() - outage.since) / 1000)} s.`);
@@ -285,7 +285,7 @@ function holdLease(fleet: FleetConnection, jobId: string, leaseSeconds: number, 
  * them again. True when there was one.
  */
 async function writeOffDead(plan: WorkerPlan, id: string): Promise<boolean> {
-  const jobs = (await plan.fleet.boss.fetch<BatchJob>(DEAD_QUEUE, { batchSize: 10, includeMetadata: true })) ?? [];
+  const jobs = await claim(plan.fleet, DEAD_QUEUE, 10);
   for (const job of jobs) {
     const why = (job as { output?: { message?: string; value?: { message?: string } } }).output;
     const message = why?.message ?? why?.value?.message ?? 'its batch failed every try';
@@ -303,6 +303,28 @@ async function writeOffDead(plan: WorkerPlan, id: string): Promise<boolean> {
     await plan.fleet.boss.complete(DEAD_QUEUE, job.id);
   }
   return jobs.length > 0;
+}
+
+/**
+ * Up to `count` jobs of `queue`, claimed. pg-boss's fetch() answers "no job" when its query fails
+ * (it expects only constraint errors there); a worker must tell an empty queue from one that does
+ * not answer (with --until-empty it would stop), so the query runs here and its error is thrown.
+ */
+async function claim(fleet: FleetConnection, queue: string, count: number): Promise<(Job<BatchJob> & { retryCount?: number })[]> {
+  let failure: unknown;
+  const db = {
+    executeSql: async (text: string, values: unknown[]) => {
+      try {
+        return await fleet.pool.query(text, values);
+      } catch (err) {
+        failure = err;
+        throw err;
+      }
+    },
+  };
+  const jobs = await fleet.boss.fetch<BatchJob>(queue, { batchSize: count, includeMetadata: true, db } as never);
+  if (failure) throw failure;
+  return (jobs ?? []) as (Job<BatchJob> & { retryCount?: number })[];
 }
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {

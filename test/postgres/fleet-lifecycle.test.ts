@@ -1,13 +1,15 @@
 // Issue 33: a distributed scan's life on a real PostgreSQL with workers as subprocesses of the
 // built CLI: a poison input, SIGTERM's drain, cancel, retry of failures only, --incremental, the
 // library's functions, and a clear message for each bad input.
-import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runScanWorker, scanResults, scanStatus, startScan } from '../../src/index.js';
 import { tinyJpeg } from '../fixtures/make.js';
 import { comparable, inputCounts, makeMixedFolder, startWorker, waitFor, type Worker } from '../helpers/fleet.js';
+import { makeServerCertificate, startHttpsServer } from '../helpers/https-server.js';
 import { createTestDatabase, sql, type TestDatabase } from '../helpers/postgres.js';
 import { parseLines, runBin } from '../helpers/run-cli.js';
 
@@ -157,6 +159,46 @@ describe('scan retry and --incremental', () => {
     const status = JSON.parse((await scanCli(['status', 'second', '--json'])).stdout);
     expect(status).toMatchObject({ state: 'finished', done: 41, failed: 0, reused: 39, basedOn: 'first' });
   }, 120_000);
+});
+
+describe('https:// sources', () => {
+  it('workers read the URLs as given (a token and all) and store them masked; a rescan with --incremental reuses them by ETag', async () => {
+    const paths = makeMixedFolder(join(dir, 'web'), 12);
+    const pki = join(dir, 'web-pki');
+    mkdirSync(pki);
+    const tls = makeServerCertificate(pki);
+    const gets: string[] = [];
+    // Each file at /NAME, only with ?token=s3cret, with an ETag of its bytes and If-Match honoured.
+    const server = await startHttpsServer(tls, (req, res) => {
+      const url = new URL(req.url ?? '/', 'https://127.0.0.1');
+      const file = paths.find((p) => p.endsWith(url.pathname));
+      if (!file || url.searchParams.get('token') !== 's3cret') return void res.writeHead(404).end();
+      const bytes = readFileSync(file);
+      const etag = `"${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}"`;
+      if (req.headers['if-match'] && req.headers['if-match'] !== etag) return void res.writeHead(412).end();
+      if (req.method === 'GET') gets.push(url.pathname);
+      res.writeHead(200, { etag, 'content-length': bytes.length });
+      res.end(req.method === 'HEAD' ? undefined : bytes);
+    });
+    try {
+      const list = join(dir, 'urls.txt');
+      writeFileSync(list, paths.map((p) => `${server.origin}/${relative(join(dir, 'web'), p)}?token=s3cret`).join('\n') + '\n');
+      const trust = { NODE_EXTRA_CA_CERTS: tls.caFile };
+      const run = (args: string[]) => runBin(['scan', ...args, '--queue', db.url], { cwd: dir, env: trust });
+      expect((await run(['start', 'web', '--files-from', list])).code).toBe(0);
+      expect((await spawned(startWorker(db.url, ['--until-empty'], trust)).exited).code).toBe(0);
+      const fromScan = parseLines((await run(['results', 'web', '--json'])).stdout);
+      const checked = parseLines((await runBin(['check', '--json', '--files-from', list], { cwd: dir, env: trust })).stdout);
+      expect(fromScan).toHaveLength(12);
+      expect(comparable(fromScan)).toEqual(comparable(checked));
+      expect(fromScan[0].source).toBe(`${server.origin}/d00/f00000.png?token=***`);
+      expect(gets).toHaveLength(24); // 12 for the scan, 12 for check
+      expect((await run(['start', 'web2', '--files-from', list, '--incremental', 'web', '--json'])).stdout).toContain('"reused":12');
+      expect(gets).toHaveLength(24);
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
 });
 
 describe('the library', () => {

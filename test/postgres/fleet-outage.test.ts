@@ -42,7 +42,7 @@ it.skipIf(Boolean(unavailable))('a worker outlives a stopped queue and finishes 
   worker = startWorker(queue);
   await waitFor('a first result', async () => (await inputCounts(queue, 'outage')).done > 0);
   cluster.stop();
-  await waitFor('the worker to notice', () => worker!.stderr().includes('the queue does not answer'), 30_000).catch((e) => { console.log('STDERR', worker!.stderr(), worker!.child.exitCode, worker!.child.signalCode); throw e; });
+  await waitFor('the worker to notice', () => worker!.stderr().includes('the queue does not answer'), 30_000);
   cluster.start();
   await waitFor('the scan to finish', async () => (await inputCounts(queue, 'outage')).queued === 0, 120_000);
   expect(worker.child.exitCode).toBeNull();

@@ -18,6 +18,7 @@ import { ROOT } from './helpers/corpus.js';
 import { makeServerCertificate, startHttpsServer, type HttpsTestServer, type TlsFiles } from './helpers/https-server.js';
 import { parseLines, runBin, type CliRun } from './helpers/run-cli.js';
 import { makeSignedSet, type SignedSet } from './helpers/signed.js';
+import { freePort } from './helpers/free-port.js';
 
 let dir: string;
 let tree: string;
@@ -126,14 +127,6 @@ function cli(args: string[], options: { env?: NodeJS.ProcessEnv; stdin?: Uint8Ar
 
 const strip = (lines: any[]) => lines.map(({ id: _i, duration_ms: _d, ...rest }) => rest);
 const sourceless = (lines: any[]) => strip(lines).map(({ source: _s, ...rest }) => rest);
-
-async function freePort(): Promise<number> {
-  const probe = createHttpServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((r) => probe.close(r));
-  return port;
-}
 
 beforeAll(async () => {
   signed = await makeSignedSet();

@@ -13,9 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { check, scan, type ScanEntry } from '../src/library/entry.js';
 import { APPLE_MAKER_NOTE, NOT_MEDIA, exifApp1, tinyJpeg, tinyPng } from './fixtures/make.js';
 import { ROOT } from './helpers/corpus.js';
-import { startS3rver, type S3Server } from './helpers/s3rver.js';
+import { s3rverEnv, startS3rver, type S3Server } from './helpers/s3rver.js';
 import { parseLines, runBin, type CliRun } from './helpers/run-cli.js';
 import { makeSignedSet, type SignedSet } from './helpers/signed.js';
+import { freePort } from './helpers/free-port.js';
 
 /** Keys in the pagination bucket: more than one page of 1,000. */
 const MANY = 1050;
@@ -33,21 +34,9 @@ const files: string[] = [];
 let objectReads = 0;
 let readsBeforePageTwo: number | undefined;
 
-/** The environment of a run: the SDK's own variables only, and nothing from this machine's ~/.aws. */
+/** The environment of a run: s3rver's, and nothing from this machine's ~/.aws. */
 function awsEnv(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return {
-    AWS_ENDPOINT_URL: endpoint,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'S3RVER',
-    AWS_SECRET_ACCESS_KEY: 'S3RVER',
-    AWS_S3_FORCE_PATH_STYLE: 'true',
-    AWS_CONFIG_FILE: join(dir, 'no-aws-config'),
-    AWS_SHARED_CREDENTIALS_FILE: join(dir, 'no-aws-credentials'),
-    AWS_PROFILE: undefined,
-    AWS_SESSION_TOKEN: undefined,
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: undefined,
-    ...overrides,
-  };
+  return s3rverEnv(endpoint, dir, overrides);
 }
 
 function s3(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
@@ -55,14 +44,6 @@ function s3(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
 }
 
 const strip = (lines: any[]) => lines.map(({ id: _i, duration_ms: _d, ...rest }) => rest);
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((r) => probe.close(r));
-  return port;
-}
 
 beforeAll(async () => {
   signed = await makeSignedSet();

@@ -4,9 +4,9 @@
 // root, so as root it runs as the `postgres` system user (runuser).
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port.js';
 
 export interface Cluster {
   url: string;
@@ -70,17 +70,6 @@ export function clusterUnavailable(): string | undefined {
   if (!binDir()) return 'no PostgreSQL server binaries under /usr/lib/postgresql/*/bin';
   if (process.getuid?.() === 0 && !postgresUid()) return 'running as root and there is no postgres user to run the server as';
   return undefined;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 export async function startCluster(): Promise<Cluster> {

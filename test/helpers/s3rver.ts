@@ -4,6 +4,7 @@
 // started with --openssl-legacy-provider, and the test's own process is left as it is.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { join } from 'node:path';
 import { ROOT } from './corpus.js';
 
 export interface S3Server {
@@ -43,5 +44,25 @@ export async function startS3rver(directory: string, buckets: string[]): Promise
         child.once('exit', () => resolve());
         child.kill();
       }),
+  };
+}
+
+/**
+ * The environment of a run against `endpoint` (s3rver's): the SDK's own variables only, with
+ * s3rver's fixed credentials, and nothing from this machine's ~/.aws (files in `dir` that do not exist).
+ */
+export function s3rverEnv(endpoint: string, dir: string, overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    AWS_ENDPOINT_URL: endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    AWS_S3_FORCE_PATH_STYLE: 'true',
+    AWS_CONFIG_FILE: join(dir, 'no-aws-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(dir, 'no-aws-credentials'),
+    AWS_PROFILE: undefined,
+    AWS_SESSION_TOKEN: undefined,
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: undefined,
+    ...overrides,
   };
 }

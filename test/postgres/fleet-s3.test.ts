@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { comparable, inputCounts, makeMixedFolder, startWorker, waitFor, type Worker } from '../helpers/fleet.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { parseLines, runBin } from '../helpers/run-cli.js';
-import { startS3rver, type S3Server } from '../helpers/s3rver.js';
+import { s3rverEnv, startS3rver, type S3Server } from '../helpers/s3rver.js';
 import { makeSignedSet } from '../helpers/signed.js';
 
 const OBJECTS = 1000;
@@ -18,16 +18,7 @@ let db: TestDatabase;
 let server: S3Server;
 const workers: Worker[] = [];
 
-/** The SDK's own settings for s3rver, and nothing from this machine's ~/.aws. */
-const awsEnv = (): NodeJS.ProcessEnv => ({
-  AWS_ENDPOINT_URL: server.endpoint,
-  AWS_REGION: 'us-east-1',
-  AWS_ACCESS_KEY_ID: 'S3RVER',
-  AWS_SECRET_ACCESS_KEY: 'S3RVER',
-  AWS_S3_FORCE_PATH_STYLE: 'true',
-  AWS_CONFIG_FILE: join(dir, 'no-aws-config'),
-  AWS_SHARED_CREDENTIALS_FILE: join(dir, 'no-aws-credentials'),
-});
+const awsEnv = () => s3rverEnv(server.endpoint, dir);
 
 beforeAll(async () => {
   db = await createTestDatabase();

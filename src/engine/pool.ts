@@ -178,6 +178,11 @@ export class DetectPool {
     return this.slots.length;
   }
 
+  /** The per-file time limit (PoolOptions.taskTimeoutMs), for callers that name it in an answer. */
+  get timeoutMs(): number {
+    return this.taskTimeoutMs;
+  }
+
   /**
    * Workers that loaded their code and have not died since (a lost worker's replacement counts
    * once it has loaded); 0 once the pool is closed. Cheap: the daemon's /readyz reads it.
@@ -203,7 +208,7 @@ export class DetectPool {
    * its card's pictures from them).
    */
   run(
-    input: { source: string; path?: string | Uint8Array; bytes?: Uint8Array; hints?: boolean; keepBytes?: boolean },
+    input: { source: string; path?: string | Uint8Array; bytes?: Uint8Array; hints?: boolean; keepBytes?: boolean; holdMs?: number },
     options: DetectOptions = {},
   ): Promise<Checked> {
     const { keepBytes, ...task } = input;

@@ -4,8 +4,41 @@
 import { availableParallelism } from 'node:os';
 import { decodeBase64Into, type Base64Outcome } from '../../engine/base64-media.js';
 import { detect } from '../../engine/detect.js';
-import { DetectPool, findWorkerUrl } from '../../engine/pool.js';
+import { DetectPool, findWorkerUrl, PoolTaskError } from '../../engine/pool.js';
 import type { DetectionResult, DetectorId } from '../../types.js';
+import { DetectTurns } from './detect-turns.js';
+import { ApiError } from '../contract/errors.js';
+import { DEFAULT_DETECT_TIMEOUT_MS } from './detect-timeout-flag.js';
+
+
+/**
+ * A file's checks ran past the time limit: its worker was stopped and replaced. The answer is
+ * 413 media_too_large, the contract's type for a file over a limit the service sets (docs/API.md
+ * "Time limit per file" says why that one); unlike the other 413s its call stays counted, since
+ * the work was done.
+ */
+export class DetectTimeoutError extends ApiError {
+  constructor(
+    readonly limitMs: number,
+    param?: string,
+  ) {
+    super(
+      'media_too_large',
+      `The checks of this file did not finish within the daemon's time limit of ${limitMs / 1000} s per file: it costs more work than this daemon allows, and sending it again gives the same answer. The call is counted.`,
+      param,
+    );
+  }
+}
+
+/** How one detect runs: whose it is (its turn on the workers), and what the caller needs. */
+export interface DetectRun {
+  /** The account the detect is for: one account's detects take at most its share of the workers. */
+  account?: string;
+  /** The caller reads the bytes after the check. */
+  keepBytes?: boolean;
+  /** Test mode only (AppOptions.testDetectHold): the worker blocks this long before the checks. */
+  holdMs?: number;
+}
 
 export interface DetectRunner {
   readonly size: number;
@@ -13,7 +46,7 @@ export interface DetectRunner {
    * Checks the bytes. On workers they are moved, not copied (the view is empty afterwards),
    * unless `keepBytes`: the caller reads them after the check.
    */
-  detect(bytes: Uint8Array, checks?: DetectorId[], options?: { keepBytes?: boolean }): Promise<DetectionResult>;
+  detect(bytes: Uint8Array, checks?: DetectorId[], run?: DetectRun): Promise<DetectionResult>;
   /** Inline base64 `media` decoded into `into` (on a worker: both over shared memory). */
   decodeBase64(text: Buffer, into: Buffer): Promise<Base64Outcome>;
   /**
@@ -23,6 +56,10 @@ export interface DetectRunner {
   workersUp(): boolean;
   /** Workers busy now and tasks waiting for one (/metrics); on the main thread, detections running. */
   load(): { busy: number; queued: number };
+  /** Detects waiting for their account's turn on the workers now (/metrics). */
+  waitingTurns(): number;
+  /** Detects stopped at the time limit since the start (/metrics). */
+  timeouts(): number;
   close(): Promise<void>;
 }
 
@@ -33,6 +70,8 @@ export interface PoolOptions {
   trustAnchorsPem?: string;
   /** The worker script (tests only: one that cannot start); default the built detect-worker. */
   workerUrl?: URL;
+  /** `--detect-timeout`: how long one file's checks may run on a worker (default 60 s). */
+  timeoutMs?: number;
 }
 
 export async function createDetectRunner(options: PoolOptions = {}): Promise<DetectRunner> {
@@ -55,18 +94,42 @@ export async function createDetectRunner(options: PoolOptions = {}): Promise<Det
       decodeBase64: async (text, into) => decodeBase64Into(text, into),
       workersUp: () => !closed,
       load: () => ({ busy: running, queued: 0 }),
+      // The main thread cannot be stopped mid-check: no time limit, and no turns to take there.
+      waitingTurns: () => 0,
+      timeouts: () => 0,
       close: async () => {
         closed = true;
       },
     };
   }
-  const pool = new DetectPool({ size, taskTimeoutMs: 60_000, collectWhenIdle: true, ...(options.workerUrl ? { workerUrl: options.workerUrl } : {}) });
+  const pool = new DetectPool({
+    size,
+    taskTimeoutMs: options.timeoutMs ?? DEFAULT_DETECT_TIMEOUT_MS,
+    collectWhenIdle: true,
+    ...(options.workerUrl ? { workerUrl: options.workerUrl } : {}),
+  });
+  const turns = new DetectTurns(size);
+  let timeouts = 0;
+  const check = async (bytes: Uint8Array, checks: DetectorId[] | undefined, run: DetectRun) => {
+    try {
+      return (await pool.run({ source: 'request', bytes, keepBytes: run.keepBytes, holdMs: run.holdMs }, detectOptions(checks))).result;
+    } catch (err) {
+      if (err instanceof PoolTaskError && err.info.type === 'timeout') {
+        timeouts++;
+        throw new DetectTimeoutError(pool.timeoutMs);
+      }
+      throw err;
+    }
+  };
   return {
     size,
-    detect: async (bytes, checks, run) => (await pool.run({ source: 'request', bytes, keepBytes: run?.keepBytes }, detectOptions(checks))).result,
+    // A detect without an account (none today) still takes a turn of its own.
+    detect: (bytes, checks, run = {}) => turns.run(run.account ?? '', () => check(bytes, checks, run)),
     decodeBase64: (text, into) => pool.decodeBase64('request', text, into),
     workersUp: () => pool.liveWorkers > 0,
     load: () => pool.load,
+    waitingTurns: () => turns.waiting,
+    timeouts: () => timeouts,
     close: () => pool.close(),
   };
 }

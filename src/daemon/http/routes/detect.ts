@@ -17,6 +17,8 @@ import { DETECT_JSON_MAX_BODY, DETECT_MULTIPART_MAX_BODY, INLINE_MAX_BYTES, REMO
 import type { MediaHold } from '../../media/media-budget.js';
 import { pixelReservation } from '../../../engine/pixel-reservation.js';
 import { holdMedia } from '../media-hold.js';
+import { DetectTimeoutError } from '../../media/detect-pool.js';
+import { keepTimedOutCall } from '../detect-timeout.js';
 import { limitsOf } from '../../accounts/plans.js';
 import { isoSeconds } from '../../contract/time.js';
 import {
@@ -297,6 +299,12 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
     return fromDecoded('length' in outcome ? { bytes: lease.buffer.subarray(0, outcome.length) } : outcome, input.checks, lease);
   }
 
+  /** The request's field that carried the media, for an answer about the file itself. */
+  function sourceParam(request: FastifyRequest, input: DetectInput): string {
+    if (input.source.kind === 'url' || input.source.kind === 'upload') return input.source.kind;
+    return request.isMultipart() ? 'file' : 'media';
+  }
+
   /** Reserve one call -> load media -> run checks (CONTRACT's order after validation). */
   async function run(request: FastifyRequest, input: DetectInput) {
     const reservation = await quota.reserve(request.auth!.account);
@@ -335,16 +343,23 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
       throw err;
     }
     let pixels: MediaHold | undefined;
+    const account = request.auth!.account.id;
+    // Read now: on a worker the bytes are moved there, and the view is empty after the check.
+    const size = bytes.length;
     try {
       // The pixels the checks may decode count in the budget too, taken from the header before
       // the file goes to a worker (engine/pixel-reservation.ts); a 503 gives the call back.
       const decoded = pixelReservation(bytes, input.checks);
       if (decoded > 0) pixels = await takeMedia(request, decoded, request.mediaHold ?? null);
-      const result = await pool.detect(bytes, input.checks);
+      const holdMs = services.testing.detectHold(bytes);
+      const result = await pool.detect(bytes, input.checks, { account, ...(holdMs ? { holdMs } : {}) });
       // The counted call is on disk before its 200 leaves.
       await store.commit();
       return result;
     } catch (err) {
+      if (err instanceof DetectTimeoutError) {
+        await keepTimedOutCall(err, { log: request.log, store, account, bytes: size, param: sourceParam(request, input) });
+      }
       await quota.release(reservation);
       store.commit().catch((e) => request.log.error({ err: e }, 'store write failed'));
       throw err;

@@ -6,7 +6,7 @@ import { decodeBase64Into, type Base64Outcome } from '../../engine/base64-media.
 import { detect } from '../../engine/detect.js';
 import { DetectPool, findWorkerUrl, PoolTaskError } from '../../engine/pool.js';
 import type { DetectionResult, DetectorId } from '../../types.js';
-import { DetectTurns } from './detect-turns.js';
+import { BORROWED_TURN_MS, DetectTurns } from './detect-turns.js';
 import { ApiError } from '../contract/errors.js';
 import { DEFAULT_DETECT_TIMEOUT_MS } from './detect-timeout-flag.js';
 
@@ -110,21 +110,37 @@ export async function createDetectRunner(options: PoolOptions = {}): Promise<Det
   });
   const turns = new DetectTurns(size);
   let timeouts = 0;
-  const check = async (bytes: Uint8Array, checks: DetectorId[] | undefined, run: DetectRun) => {
+  const timedOut = (err: unknown) => err instanceof PoolTaskError && err.info.type === 'timeout';
+  const check = async (bytes: Uint8Array, checks: DetectorId[] | undefined, run: DetectRun, borrowed: boolean) => {
+    // A borrowed turn may be cut short, and the detect run again: its bytes are copied to the
+    // worker then, not moved (a stopped worker takes moved bytes with it).
+    const task = { source: 'request', bytes, keepBytes: run.keepBytes || borrowed, holdMs: run.holdMs };
+    return (await pool.run(borrowed ? { ...task, timeoutMs: Math.min(BORROWED_TURN_MS, pool.timeoutMs) } : task, detectOptions(checks))).result;
+  };
+  /** In a turn of the account's own share: its time limit is the answer's. */
+  const ownTurn = async (bytes: Uint8Array, checks: DetectorId[] | undefined, run: DetectRun) => {
     try {
-      return (await pool.run({ source: 'request', bytes, keepBytes: run.keepBytes, holdMs: run.holdMs }, detectOptions(checks))).result;
+      return await check(bytes, checks, run, false);
     } catch (err) {
-      if (err instanceof PoolTaskError && err.info.type === 'timeout') {
-        timeouts++;
-        throw new DetectTimeoutError(pool.timeoutMs);
-      }
-      throw err;
+      if (!timedOut(err)) throw err;
+      timeouts++;
+      throw new DetectTimeoutError(pool.timeoutMs);
+    }
+  };
+  const inTurn = async (bytes: Uint8Array, checks: DetectorId[] | undefined, run: DetectRun) => {
+    const account = run.account ?? '';
+    try {
+      return await turns.run(account, (borrowed) => (borrowed ? check(bytes, checks, run, true) : ownTurn(bytes, checks, run)));
+    } catch (err) {
+      // A borrowed turn ran out (never an own turn's timeout: that one is a DetectTimeoutError).
+      if (!timedOut(err)) throw err;
+      return turns.run(account, () => ownTurn(bytes, checks, run), false);
     }
   };
   return {
     size,
-    // A detect without an account (none today) still takes a turn of its own.
-    detect: (bytes, checks, run = {}) => turns.run(run.account ?? '', () => check(bytes, checks, run)),
+    // A detect without an account (none today) takes the turns of the account ''.
+    detect: (bytes, checks, run = {}) => inTurn(bytes, checks, run),
     decodeBase64: (text, into) => pool.decodeBase64('request', text, into),
     workersUp: () => pool.liveWorkers > 0,
     load: () => pool.load,

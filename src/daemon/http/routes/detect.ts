@@ -203,7 +203,7 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
         operationId: 'detect',
         summary: 'Run detectors on one file',
         description:
-          'Costs one API call. Media from exactly one of: url (25 MB, 15 s), media (base64, 4 MB), upload (id from POST /v1/uploads, 25 MB), or a multipart part named file (4 MB). 1 MB = 1,048,576 bytes. The daemon holds a bounded amount of media in memory at once (operator setting): a request that finds no room within its wait is refused with 503 server_busy and Retry-After, and is not counted.',
+          'Costs one API call. Media from exactly one of: url (25 MB, 15 s), media (base64, 4 MB), upload (id from POST /v1/uploads, 25 MB), or a multipart part named file (4 MB). 1 MB = 1,048,576 bytes. The daemon holds a bounded amount of media in memory at once (operator setting): a request that finds no room within its wait is refused with 503 server_busy and Retry-After, and is not counted. A file whose checks run past the daemon\'s time limit per file (operator setting, default 60 s) is answered 413 media_too_large and is counted; one account\'s detects take at most every worker but one while others wait.',
         tags: ['detection'],
         security: [{ bearerAuth: [] }],
         headers: testResponseHeaders(FORCED_ALL),
@@ -231,7 +231,7 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
           400: errorResponse('invalid_request', { invalid_request: { message: 'Send exactly one of url, media or upload.' } }, limitHeaders),
           401: errorResponse('authentication_error', { authentication_error: { message: 'No API key was sent. Send your API key in the header "Authorization: Bearer <API_KEY>".' } }, unauthorizedHeaders),
           404: errorResponse('not_found (upload)', { not_found: { message: 'No upload upl_x for this account; uploads expire after a day.', param: 'upload' } }, limitHeaders),
-          413: errorResponse('media_too_large', { media_too_large: { message: 'The file is larger than the 4 MB limit for media (1 MB = 1,048,576 bytes).', param: 'media' } }, limitHeaders),
+          413: errorResponse("media_too_large: the file is over its source's limit (not counted, except a url), or its checks ran past the daemon's time limit per file (--detect-timeout; counted)", { media_too_large: { message: 'The file is larger than the 4 MB limit for media (1 MB = 1,048,576 bytes).', param: 'media' } }, limitHeaders),
           415: errorResponse('unsupported_content_type', { unsupported_content_type: { message: 'POST /v1/detect takes application/json or multipart/form-data.' } }, limitHeaders),
           422: errorResponse('download_failed', { download_failed: { message: 'The URL answered HTTP 404, not a file.', param: 'url' } }, limitHeaders),
           429: errorResponse(

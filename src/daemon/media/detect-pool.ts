@@ -10,7 +10,6 @@ import { BORROWED_TURN_MS, DetectTurns } from './detect-turns.js';
 import { ApiError } from '../contract/errors.js';
 import { DEFAULT_DETECT_TIMEOUT_MS } from './detect-timeout-flag.js';
 
-
 /**
  * A file's checks ran past the time limit: its worker was stopped and replaced. The answer is
  * 413 media_too_large, the contract's type for a file over a limit the service sets (docs/API.md

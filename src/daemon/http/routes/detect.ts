@@ -358,7 +358,7 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
       return result;
     } catch (err) {
       if (err instanceof DetectTimeoutError) {
-        await keepTimedOutCall(err, { log: request.log, store, account, bytes: size, param: sourceParam(request, input) });
+        await keepTimedOutCall(err, { log: request.log, store, account, bytes: size, param: sourceParam(request, input), giveBack: () => quota.release(reservation) });
       }
       await quota.release(reservation);
       store.commit().catch((e) => request.log.error({ err: e }, 'store write failed'));

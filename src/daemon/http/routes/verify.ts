@@ -152,7 +152,7 @@ export function verifyRoutes(app: FastifyInstance, web: Web): void {
           await store.commit();
         } catch (err) {
           // As on POST /v1/detect: the work was done, so a file stopped at the time limit keeps its call.
-          if (err instanceof DetectTimeoutError) await keepTimedOutCall(err, { log: request.log, store, account: account.id, bytes: bytes.length, param: 'file' });
+          if (err instanceof DetectTimeoutError) await keepTimedOutCall(err, { log: request.log, store, account: account.id, bytes: bytes.length, param: 'file', giveBack: () => quota.release(reservation) });
           await quota.release(reservation);
           store.commit().catch((e) => request.log.error({ err: e }, 'store write failed'));
           throw err;

@@ -15,6 +15,7 @@ import { sha256Hex } from '../../src/daemon/accounts/key-format.js';
 import { loggerOptions } from '../../src/daemon/http/app.js';
 import { parseExposition, sampleValue } from '../helpers/prom-text.js';
 import { b64, bearer, expectError, http, listen, makeApp, workersUp, type TestApp } from './helpers.js';
+import { signIn, webApp } from './signin-helpers.js';
 
 const FAST = readFileSync('examples/camera.jpg');
 const SLOW = readFileSync('examples/plain.png');
@@ -150,5 +151,30 @@ describe('an honest client', () => {
     expect(most).toBe(2);
     for (const r of await Promise.all(both)) expect(r.status, r.text).toBe(200);
     expect(await metric('provenance_detect_timeouts_total')).toBe(0);
+  });
+});
+
+describe('the Verify page', () => {
+  it('answers a file past the time limit with the same 413, and counts its call', async () => {
+    const w = await webApp({}, { workers: 2, testMode: true, detectTimeoutMs: LIMIT_MS, testDetectHold: hold });
+    try {
+      await workersUp(w);
+      const c = w.client();
+      await signIn(w, c, 'verify-slow@example.com');
+      const csrf = /id="csrf" value="([^"]+)"/.exec((await c.get('/verify')).text)![1]!;
+      const cookie = [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+      const r = await fetch(`${w.base}/verify/detect`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/octet-stream', cookie, 'x-csrf-token': csrf },
+        body: SLOW,
+      });
+      const body = (await r.json()) as { error: { type: string; message: string; param: string }; quota: { used: number } };
+      expect(r.status).toBe(413);
+      expect(body.error).toMatchObject({ type: 'media_too_large', param: 'file' });
+      expect(body.error.message).toContain('time limit of 1 s per file');
+      expect(body.quota.used).toBe(1);
+    } finally {
+      await w.close();
+    }
   });
 });

@@ -232,7 +232,7 @@ async function assemble(
     quota: new Quota(store, now),
     burst: new Burst(store, now),
     uploads: new Uploads(options.dataDir, store, now, options.uploadTtlMs ?? UPLOAD_TTL_MS, options.uploadLimits, options.store?.faults),
-    pool: await createDetectRunner({ size: options.workers, trustAnchorsPem: options.trustAnchorsPem, workerUrl: options.workerUrl, timeoutMs: options.detectTimeoutMs }),
+    pool: await createDetectRunner({ size: options.workers, trustAnchorsPem: options.trustAnchorsPem, workerUrl: options.workerUrl, timeoutMs: options.detectTimeoutMs, holdFor: (bytes) => testing.detectHold(bytes) }),
     // Up to 16 idle buffers each (about 150 MB if 16 inline requests ever ran at once; pages
     // never written stay unmapped), over shared memory: the workers decode the one into the other.
     buffers: {

@@ -35,8 +35,6 @@ export interface DetectRun {
   account?: string;
   /** The caller reads the bytes after the check. */
   keepBytes?: boolean;
-  /** Test mode only (AppOptions.testDetectHold): the worker blocks this long before the checks. */
-  holdMs?: number;
 }
 
 export interface DetectRunner {
@@ -71,6 +69,11 @@ export interface PoolOptions {
   workerUrl?: URL;
   /** `--detect-timeout`: how long one file's checks may run on a worker (default 60 s). */
   timeoutMs?: number;
+  /**
+   * Test mode's hold (TestMode.detectHold: undefined outside test mode): how long the worker
+   * blocks before the checks of these bytes, as a file that slow would.
+   */
+  holdFor?: (bytes: Uint8Array) => number | undefined;
 }
 
 export async function createDetectRunner(options: PoolOptions = {}): Promise<DetectRunner> {
@@ -113,7 +116,8 @@ export async function createDetectRunner(options: PoolOptions = {}): Promise<Det
   const check = async (bytes: Uint8Array, checks: DetectorId[] | undefined, run: DetectRun, borrowed: boolean) => {
     // A borrowed turn may be cut short, and the detect run again: its bytes are copied to the
     // worker then, not moved (a stopped worker takes moved bytes with it).
-    const task = { source: 'request', bytes, keepBytes: run.keepBytes || borrowed, holdMs: run.holdMs };
+    const holdMs = options.holdFor?.(bytes);
+    const task = { source: 'request', bytes, keepBytes: run.keepBytes || borrowed, ...(holdMs ? { holdMs } : {}) };
     return (await pool.run(borrowed ? { ...task, timeoutMs: Math.min(BORROWED_TURN_MS, pool.timeoutMs) } : task, detectOptions(checks))).result;
   };
   /** In a turn of the account's own share: its time limit is the answer's. */

@@ -351,8 +351,7 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
       // the file goes to a worker (engine/pixel-reservation.ts); a 503 gives the call back.
       const decoded = pixelReservation(bytes, input.checks);
       if (decoded > 0) pixels = await takeMedia(request, decoded, request.mediaHold ?? null);
-      const holdMs = services.testing.detectHold(bytes);
-      const result = await pool.detect(bytes, input.checks, { account, ...(holdMs ? { holdMs } : {}) });
+      const result = await pool.detect(bytes, input.checks, { account });
       // The counted call is on disk before its 200 leaves.
       await store.commit();
       return result;

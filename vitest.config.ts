@@ -56,6 +56,7 @@ const CONTRACT_FILES = [
   'test/daemon/readyz.test.ts',
   'test/daemon/metrics.test.ts',
   'test/daemon/suite-target.test.ts',
+  'test/daemon/detect-time-limit.test.ts',
 ];
 const POSTGRES_ONLY = 'test/postgres/**/*.test.ts';
 // The Verify page's tests, which build their apps with makeApp as the contract files do: with

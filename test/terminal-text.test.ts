@@ -58,3 +58,11 @@ describe('the readable report never writes a control character from the file', (
     expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
   });
 });
+
+describe('the error line of a file stopped at the time limit', () => {
+  it('says the file could not be checked, not that it could not be read', () => {
+    // The pool's own words for a worker stopped at its limit (src/engine/pool.ts timeout()).
+    const text = formatError('slow.png', { type: 'timeout', message: 'slow.png: the checks did not finish within 120 s.' }, makeStyle(false));
+    expect(text).toBe('slow.png\n  could not be checked: slow.png: the checks did not finish within 120 s. (timeout)\n\n');
+  });
+});

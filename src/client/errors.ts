@@ -36,7 +36,10 @@ export class AuthenticationError extends ApiError {}
 /** 404 not_found: an unknown route, or an upload id that does not exist (any more) for this account. */
 export class NotFoundError extends ApiError {}
 
-/** 413 media_too_large: the file is over its source's limit (4 MB inline, 25 MB by url or upload). */
+/**
+ * 413 media_too_large: the file is over its source's limit (4 MB inline, 25 MB by url or upload),
+ * or, from a self-hosted daemon, its checks ran past the daemon's time limit per file (counted).
+ */
 export class MediaTooLargeError extends ApiError {}
 
 /** 415 unsupported_content_type: a body the endpoint does not read. */

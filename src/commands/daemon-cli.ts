@@ -35,6 +35,7 @@ export function registerDaemonCommands(program: Command, io: CommandIO, setExit:
     .option('--catalogue <name>', "full (every detector, the default) or hosted (serve and run exactly the hosted service's five, for testing clients against the hosted contract)", 'full')
     .option('--media-memory <size>', 'media bytes held in memory at once over every request (downloads, inline and multipart bodies, uploads read back): bytes or e.g. 512MiB', '256MiB')
     .option('--media-wait <seconds>', 'how long a request waits for room in --media-memory before it is refused with 503 server_busy (its API call given back)', '10')
+    .option('--detect-timeout <seconds>', "how long one file's checks may run on a worker (1 to 600); past it the worker is stopped and the request answered 413 media_too_large, its API call counted", '60')
     .option('--max-uploads-per-account <n>', 'live uploads one account may keep (each lives 24 h); past it POST /v1/uploads answers 429 upload_limit_exceeded', '100')
     .option('--max-upload-bytes-per-account <size>', 'bytes of live uploads one account may keep: bytes or e.g. 1GiB, 500MB (units are binary: 1 MB = 1,048,576 bytes); past it 429 upload_limit_exceeded', '1GiB')
     .option('--storage-floor <size>', "free space every upload must leave on the data dir's disk (uploads are streamed there, whichever the store), e.g. 1GiB; under it 503 storage_full; 0: no floor", '1GiB')

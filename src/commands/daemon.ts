@@ -12,6 +12,7 @@ import { DaemonLockedError, startDaemon } from '../daemon/http/server.js';
 import { parseTrustProxy, trustProxyArgument, type TrustProxy } from '../daemon/http/trust-proxy.js';
 import { readState } from '../daemon/store/daemon-state.js';
 import { parseMediaMemory, parseMediaWait } from '../daemon/media/media-budget.js';
+import { parseDetectTimeout } from '../daemon/media/detect-timeout-flag.js';
 import { parseMetricsListen, type MetricsListen } from '../daemon/http/metrics-listen.js';
 import { parseUploadLimitFlags, type UploadLimitFlags } from './daemon-upload-flags.js';
 import type { UploadLimits } from '../daemon/media/uploads.js';
@@ -52,6 +53,8 @@ export interface StartCommandOptions extends UploadLimitFlags {
   /** `--media-memory SIZE`, `--media-wait SECONDS`: the media budget (daemon/media/media-budget.ts). */
   mediaMemory?: string;
   mediaWait?: string;
+  /** `--detect-timeout SECONDS`: how long one file's checks may run (daemon/media/detect-timeout-flag.ts). */
+  detectTimeout?: string;
   /** `--drain-delay SECONDS`, `--shutdown-grace SECONDS`: the stop's timings (http/server.ts). */
   drainDelay?: string;
   shutdownGrace?: string;
@@ -144,11 +147,13 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
     fixtures = doc.value;
   }
   let media: { memoryBytes?: number; waitMs?: number };
+  let detectTimeoutMs: number | undefined;
   try {
     media = {
       memoryBytes: options.mediaMemory === undefined ? undefined : parseMediaMemory(options.mediaMemory),
       waitMs: options.mediaWait === undefined ? undefined : parseMediaWait(options.mediaWait),
     };
+    detectTimeoutMs = options.detectTimeout === undefined ? undefined : parseDetectTimeout(options.detectTimeout);
   } catch (err) {
     io.stderr.write(`provenance: ${(err as Error).message}\n`);
     return DAEMON_EXIT.usage;
@@ -222,6 +227,7 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
       fixtures,
       catalogue,
       media,
+      detectTimeoutMs,
       uploadLimits,
       metricsListen,
       ...stopTimings,
@@ -351,6 +357,7 @@ async function startDetached(options: StartCommandOptions, dataDir: string, io: 
   if (options.catalogue !== undefined) args.push('--catalogue', options.catalogue);
   if (options.mediaMemory !== undefined) args.push('--media-memory', options.mediaMemory);
   if (options.mediaWait !== undefined) args.push('--media-wait', options.mediaWait);
+  if (options.detectTimeout !== undefined) args.push('--detect-timeout', options.detectTimeout);
   if (options.maxUploadsPerAccount !== undefined) args.push('--max-uploads-per-account', options.maxUploadsPerAccount);
   if (options.maxUploadBytesPerAccount !== undefined) args.push('--max-upload-bytes-per-account', options.maxUploadBytesPerAccount);
   if (options.storageFloor !== undefined) args.push('--storage-floor', options.storageFloor);

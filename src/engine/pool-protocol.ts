@@ -57,6 +57,12 @@ export interface WorkerTask {
    * the answer is the decoded length (a DecodeReply). The daemon's inline `media`.
    */
   decodeInto?: Uint8Array;
+  /**
+   * The daemon's test mode only (its tests' `testDetectHold`): the worker blocks this long before
+   * the checks, as a file whose checks take that long would, so the time limit and the turns
+   * per account can be tested without a file that costs real minutes. Nothing else sets it.
+   */
+  holdMs?: number;
 }
 
 /** What a worker found: the /v1 result plus what the CLI's report shows beside it. */

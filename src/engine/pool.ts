@@ -40,6 +40,8 @@ interface Pending {
   transferred?: boolean;
   /** The caller reads the bytes after the check (run's keepBytes): copied to the worker, never moved. */
   keepBytes?: boolean;
+  /** This task's own time limit (run's timeoutMs), else the pool's. */
+  timeoutMs?: number;
 }
 
 interface Slot {
@@ -178,6 +180,11 @@ export class DetectPool {
     return this.slots.length;
   }
 
+  /** The per-file time limit (PoolOptions.taskTimeoutMs), for callers that name it in an answer. */
+  get timeoutMs(): number {
+    return this.taskTimeoutMs;
+  }
+
   /**
    * Workers that loaded their code and have not died since (a lost worker's replacement counts
    * once it has loaded); 0 once the pool is closed. Cheap: the daemon's /readyz reads it.
@@ -203,10 +210,10 @@ export class DetectPool {
    * its card's pictures from them).
    */
   run(
-    input: { source: string; path?: string | Uint8Array; bytes?: Uint8Array; hints?: boolean; keepBytes?: boolean },
+    input: { source: string; path?: string | Uint8Array; bytes?: Uint8Array; hints?: boolean; keepBytes?: boolean; holdMs?: number; timeoutMs?: number },
     options: DetectOptions = {},
   ): Promise<Checked> {
-    const { keepBytes, ...task } = input;
+    const { keepBytes, timeoutMs, ...task } = input;
     return this.submit(
       { ...task, options },
       (reply) => {
@@ -214,6 +221,7 @@ export class DetectPool {
         return { result, hints, details };
       },
       keepBytes,
+      timeoutMs,
     );
   }
 
@@ -228,10 +236,10 @@ export class DetectPool {
     return this.submit({ source, bytes: text, decodeInto: into, options: {} }, (reply) => (reply as DecodeReply).decoded);
   }
 
-  private submit<T>(task: Omit<WorkerTask, 'id'>, answer: (reply: CheckReply | DecodeReply) => T, keepBytes = false): Promise<T> {
+  private submit<T>(task: Omit<WorkerTask, 'id'>, answer: (reply: CheckReply | DecodeReply) => T, keepBytes = false, timeoutMs?: number): Promise<T> {
     if (this.closed) return Promise.reject(new PoolTaskError({ type: 'internal_error', message: 'the pool is closed' }, false));
     return new Promise((resolve, reject) => {
-      this.queue.push({ task: { id: this.nextId++, ...task }, resolve: (reply) => resolve(answer(reply)), reject, attempts: 0, keepBytes });
+      this.queue.push({ task: { id: this.nextId++, ...task }, resolve: (reply) => resolve(answer(reply)), reject, attempts: 0, keepBytes, timeoutMs });
       this.dispatch();
     });
   }
@@ -318,7 +326,7 @@ export class DetectPool {
       for (const slot of [...this.slots]) {
         if (!slot.inFlight.size) continue;
         const now = this.running(slot);
-        if (now && progressClock() - now.startedMs > this.taskTimeoutMs) this.timeout(slot, now.pending);
+        if (now && progressClock() - now.startedMs > (now.pending.timeoutMs ?? this.taskTimeoutMs)) this.timeout(slot, now.pending);
         // Last contact: the latest batch sent (one is out while tasks are) or answer received.
         else if (!now && progressClock() - Math.max(slot.sentMs.at(-1) ?? 0, slot.answeredMs) > this.startTimeoutMs) {
           this.lose(slot, 'the worker stopped answering');
@@ -420,7 +428,7 @@ export class DetectPool {
     this.replace(slot);
     late.reject(
       new PoolTaskError(
-        { type: 'timeout', message: `${late.task.source}: the checks did not finish within ${Math.round(this.taskTimeoutMs / 1000)} s.` },
+        { type: 'timeout', message: `${late.task.source}: the checks did not finish within ${Math.round((late.timeoutMs ?? this.taskTimeoutMs) / 1000)} s.` },
         false,
       ),
     );

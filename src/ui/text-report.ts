@@ -289,7 +289,9 @@ export function formatResult(source: string, result: DetectionResult, s: Style, 
 }
 
 export function formatError(source: string, error: ErrorInfo, s: Style): string {
-  return `${s.bold(printable(shortPath(source)))}\n  ${s.red('could not be read')}: ${printable(error.message)} (${printable(error.type)})\n\n`;
+  // A file stopped at the pool's time limit was read, and checked for that long: not unreadable.
+  const what = error.type === 'timeout' ? 'could not be checked' : 'could not be read';
+  return `${s.bold(printable(shortPath(source)))}\n  ${s.red(what)}: ${printable(error.message)} (${printable(error.type)})\n\n`;
 }
 
 /** The closing summary line of a readable report, and the caveat. */

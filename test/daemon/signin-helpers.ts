@@ -4,7 +4,7 @@
 import { afterEach } from 'vitest';
 import type { Mailer, SigninMail } from '../../src/daemon/web/mailer.js';
 import type { WebOptions } from '../../src/daemon/http/routes/web.js';
-import type { TrustProxy } from '../../src/daemon/http/trust-proxy.js';
+import type { AppOptions } from '../../src/daemon/http/app.js';
 import { listen, makeApp, testClock, type TestApp, type TestClock } from './helpers.js';
 
 export interface RecordingMailer extends Mailer {
@@ -38,7 +38,7 @@ export interface WebApp extends TestApp {
 
 export async function webApp(
   web: WebOptions = {},
-  extra: { trustProxy?: TrustProxy; logger?: any; dir?: string; testMode?: boolean; adminTokenSha256?: string; workers?: number } = {},
+  extra: Pick<AppOptions, 'trustProxy' | 'logger' | 'testMode' | 'adminTokenSha256' | 'workers' | 'detectTimeoutMs' | 'testDetectHold'> & { dir?: string } = {},
 ): Promise<WebApp> {
   const clock = testClock('2026-11-15T12:00:00Z');
   const mailer = recordingMailer();

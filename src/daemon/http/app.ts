@@ -109,6 +109,13 @@ export interface AppOptions {
    * on `--metrics-listen`. false: none counted, prom-client never loaded (the bench's baseline).
    */
   metrics?: boolean;
+  /** `--detect-timeout`: how long one file's checks may run on a worker (default 60 s). */
+  detectTimeoutMs?: number;
+  /**
+   * Tests only, and only with `testMode` (refused otherwise): how long a detect of these bytes
+   * holds its worker before its checks, as a file that slow would (test/daemon/detect-time-limit).
+   */
+  testDetectHold?: (bytes: Uint8Array) => number | undefined;
 }
 
 /**
@@ -142,6 +149,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { default: Fastify } = await import('fastify');
   const { default: multipart } = await import('@fastify/multipart');
   const testing = new TestMode(options.testMode ?? false, options.now ?? systemClock, clockFilePath(options.dataDir));
+  if (options.testDetectHold) testing.holdDetects(options.testDetectHold);
   const now = testing.now;
   const opened = await openConfiguredStore({ dataDir: options.dataDir, url: options.storeUrl, file: options.store });
   // Metrics load prom-client here, on the daemon's start only; every store call is timed by
@@ -224,7 +232,7 @@ async function assemble(
     quota: new Quota(store, now),
     burst: new Burst(store, now),
     uploads: new Uploads(options.dataDir, store, now, options.uploadTtlMs ?? UPLOAD_TTL_MS, options.uploadLimits, options.store?.faults),
-    pool: await createDetectRunner({ size: options.workers, trustAnchorsPem: options.trustAnchorsPem, workerUrl: options.workerUrl }),
+    pool: await createDetectRunner({ size: options.workers, trustAnchorsPem: options.trustAnchorsPem, workerUrl: options.workerUrl, timeoutMs: options.detectTimeoutMs, holdFor: (bytes) => testing.detectHold(bytes) }),
     // Up to 16 idle buffers each (about 150 MB if 16 inline requests ever ran at once; pages
     // never written stay unmapped), over shared memory: the workers decode the one into the other.
     buffers: {

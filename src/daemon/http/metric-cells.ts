@@ -63,6 +63,9 @@ export class CounterCells<L extends string> extends Counter<L> {
   }
 
   override async get() {
+    // A `collect` of the configuration runs first, as in prom-client's own get(): a counter whose
+    // total something else keeps sets its cell there.
+    await this.configuration.collect?.call(this);
     return family(
       this.configuration,
       'counter',

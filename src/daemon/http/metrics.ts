@@ -165,6 +165,16 @@ export class DaemonMetrics implements StoreTimer {
     gauge(`${PREFIX}detect_workers`, 'Detection worker threads (0: detection runs on the main thread).', () => pool.size);
     gauge(`${PREFIX}detect_workers_busy`, 'Workers holding at least one task now (main thread: detections running).', () => pool.load().busy);
     gauge(`${PREFIX}detect_tasks_queued`, 'Tasks (detections, inline base64 decodes) waiting for a worker now.', () => pool.load().queued);
+    gauge(`${PREFIX}detect_turns_waiting`, "Detections waiting for their account's turn on the workers now (one account holds at most every worker but one).", () => pool.waitingTurns());
+    // A counter the runner keeps (one addition per stopped detect), read at scrape time.
+    const timeouts = new CounterCells({
+      name: `${PREFIX}detect_timeouts_total`,
+      help: 'Detections stopped at the time limit per file (--detect-timeout): the worker was replaced, the answer a 413 media_too_large, the call counted.',
+      registers,
+      collect() {
+        timeouts.cell('', () => ({})).value = pool.timeouts();
+      },
+    });
     // Before the uploads' query below starts: the pool as the requests left it, not that query.
     const poolStats = (store as Partial<{ poolStats(): { total: number; idle: number; waiting: number } }>).poolStats?.bind(store);
     if (poolStats) {

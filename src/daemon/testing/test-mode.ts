@@ -72,6 +72,23 @@ export class TestMode {
     return { ...(this.enabled ? this.clock.view() : { now: this.realNow().toISOString(), mode: 'real' as const }), test_mode: this.enabled };
   }
 
+  /**
+   * How long a detect of `bytes` holds its worker before its checks (AppOptions.testDetectHold),
+   * undefined when not at all. Only a test-mode app has a hold: buildApp refuses one otherwise,
+   * and a daemon started from the command line never has one.
+   */
+  detectHold(bytes: Uint8Array): number | undefined {
+    return this.enabled ? this.holds?.(bytes) : undefined;
+  }
+
+  /** Sets the hold detectHold reads; refused without test mode. */
+  holdDetects(holds: (bytes: Uint8Array) => number | undefined): void {
+    if (!this.enabled) throw new TestModeRequiredError('Holding detects on their workers');
+    this.holds = holds;
+  }
+
+  private holds?: (bytes: Uint8Array) => number | undefined;
+
   /** Registers in-memory state that `daemon reset` must forget too (e.g. sign-in limits). */
   onReset(hook: () => void): void {
     this.resetHooks.push(hook);

@@ -17,6 +17,8 @@ import { DETECT_JSON_MAX_BODY, DETECT_MULTIPART_MAX_BODY, INLINE_MAX_BYTES, REMO
 import type { MediaHold } from '../../media/media-budget.js';
 import { pixelReservation } from '../../../engine/pixel-reservation.js';
 import { holdMedia } from '../media-hold.js';
+import { DetectTimeoutError } from '../../media/detect-pool.js';
+import { keepTimedOutCall } from '../detect-timeout.js';
 import { limitsOf } from '../../accounts/plans.js';
 import { isoSeconds } from '../../contract/time.js';
 import {
@@ -201,7 +203,7 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
         operationId: 'detect',
         summary: 'Run detectors on one file',
         description:
-          'Costs one API call. Media from exactly one of: url (25 MB, 15 s), media (base64, 4 MB), upload (id from POST /v1/uploads, 25 MB), or a multipart part named file (4 MB). 1 MB = 1,048,576 bytes. The daemon holds a bounded amount of media in memory at once (operator setting): a request that finds no room within its wait is refused with 503 server_busy and Retry-After, and is not counted.',
+          'Costs one API call. Media from exactly one of: url (25 MB, 15 s), media (base64, 4 MB), upload (id from POST /v1/uploads, 25 MB), or a multipart part named file (4 MB). 1 MB = 1,048,576 bytes. The daemon holds a bounded amount of media in memory at once (operator setting): a request that finds no room within its wait is refused with 503 server_busy and Retry-After, and is not counted. A file whose checks run past the daemon\'s time limit per file (operator setting, default 60 s) is answered 413 media_too_large and is counted; one account\'s detects take at most every worker but one while others wait.',
         tags: ['detection'],
         security: [{ bearerAuth: [] }],
         headers: testResponseHeaders(FORCED_ALL),
@@ -229,7 +231,7 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
           400: errorResponse('invalid_request', { invalid_request: { message: 'Send exactly one of url, media or upload.' } }, limitHeaders),
           401: errorResponse('authentication_error', { authentication_error: { message: 'No API key was sent. Send your API key in the header "Authorization: Bearer <API_KEY>".' } }, unauthorizedHeaders),
           404: errorResponse('not_found (upload)', { not_found: { message: 'No upload upl_x for this account; uploads expire after a day.', param: 'upload' } }, limitHeaders),
-          413: errorResponse('media_too_large', { media_too_large: { message: 'The file is larger than the 4 MB limit for media (1 MB = 1,048,576 bytes).', param: 'media' } }, limitHeaders),
+          413: errorResponse("media_too_large: the file is over its source's limit (not counted, except a url), or its checks ran past the daemon's time limit per file (--detect-timeout; counted)", { media_too_large: { message: 'The file is larger than the 4 MB limit for media (1 MB = 1,048,576 bytes).', param: 'media' } }, limitHeaders),
           415: errorResponse('unsupported_content_type', { unsupported_content_type: { message: 'POST /v1/detect takes application/json or multipart/form-data.' } }, limitHeaders),
           422: errorResponse('download_failed', { download_failed: { message: 'The URL answered HTTP 404, not a file.', param: 'url' } }, limitHeaders),
           429: errorResponse(
@@ -297,6 +299,12 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
     return fromDecoded('length' in outcome ? { bytes: lease.buffer.subarray(0, outcome.length) } : outcome, input.checks, lease);
   }
 
+  /** The request's field that carried the media, for an answer about the file itself. */
+  function sourceParam(request: FastifyRequest, input: DetectInput): string {
+    if (input.source.kind === 'url' || input.source.kind === 'upload') return input.source.kind;
+    return request.isMultipart() ? 'file' : 'media';
+  }
+
   /** Reserve one call -> load media -> run checks (CONTRACT's order after validation). */
   async function run(request: FastifyRequest, input: DetectInput) {
     const reservation = await quota.reserve(request.auth!.account);
@@ -335,16 +343,22 @@ export async function detectRoute(app: FastifyInstance): Promise<void> {
       throw err;
     }
     let pixels: MediaHold | undefined;
+    const account = request.auth!.account.id;
+    // Read now: on a worker the bytes are moved there, and the view is empty after the check.
+    const size = bytes.length;
     try {
       // The pixels the checks may decode count in the budget too, taken from the header before
       // the file goes to a worker (engine/pixel-reservation.ts); a 503 gives the call back.
       const decoded = pixelReservation(bytes, input.checks);
       if (decoded > 0) pixels = await takeMedia(request, decoded, request.mediaHold ?? null);
-      const result = await pool.detect(bytes, input.checks);
+      const result = await pool.detect(bytes, input.checks, { account });
       // The counted call is on disk before its 200 leaves.
       await store.commit();
       return result;
     } catch (err) {
+      if (err instanceof DetectTimeoutError) {
+        await keepTimedOutCall(err, { log: request.log, store, account, bytes: size, param: sourceParam(request, input), giveBack: () => quota.release(reservation) });
+      }
       await quota.release(reservation);
       store.commit().catch((e) => request.log.error({ err: e }, 'store write failed'));
       throw err;

@@ -20,6 +20,8 @@ import { cardExtras } from '../../../report/extras.js';
 import { BASE_CSS, CARD_CSS } from '../../../report/styles.js';
 import { HIDDEN, type Web } from './web-context.js';
 import { holdMedia } from '../media-hold.js';
+import { keepTimedOutCall } from '../detect-timeout.js';
+import { DetectTimeoutError } from '../../media/detect-pool.js';
 import { bodyErrorStatus, declaredLength, readWholeBody } from '../whole-body.js';
 import type { MediaHold } from '../../media/media-budget.js';
 import { tooLargeMessage } from '../../contract/limits.js';
@@ -146,9 +148,11 @@ export function verifyRoutes(app: FastifyInstance, web: Web): void {
           // ways cost more: pictures made before the check would be made for files without
           // any (and the manifest's own need the check's answer), and pictures made in the
           // worker would load the image library into every worker (issue 34).
-          result = await pool.detect(bytes, checks, { keepBytes: true });
+          result = await pool.detect(bytes, checks, { keepBytes: true, account: account.id });
           await store.commit();
         } catch (err) {
+          // As on POST /v1/detect: the work was done, so a file stopped at the time limit keeps its call.
+          if (err instanceof DetectTimeoutError) await keepTimedOutCall(err, { log: request.log, store, account: account.id, bytes: bytes.length, param: 'file', giveBack: () => quota.release(reservation) });
           await quota.release(reservation);
           store.commit().catch((e) => request.log.error({ err: e }, 'store write failed'));
           throw err;

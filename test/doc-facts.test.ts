@@ -34,6 +34,8 @@ import {
 } from '../src/daemon/contract/limits.js';
 import { DEFAULT_MEDIA_MEMORY_BYTES, DEFAULT_MEDIA_WAIT_MS, parseMediaMemory, parseMediaWait } from '../src/daemon/media/media-budget.js';
 import { DEFAULT_DRAIN_DELAY_MS, DEFAULT_SHUTDOWN_GRACE_MS } from '../src/daemon/http/server.js';
+import { DEFAULT_DETECT_TIMEOUT_MS } from '../src/daemon/media/detect-timeout-flag.js';
+import { BORROWED_TURN_MS } from '../src/daemon/media/detect-turns.js';
 import { MAX_ACTIVE_KEYS } from '../src/daemon/accounts/accounts.js';
 import { PG_TIMEOUTS_MS } from '../src/daemon/store/pg-store.js';
 import { limitsOf } from '../src/daemon/accounts/plans.js';
@@ -283,6 +285,8 @@ describe("SECURITY.md's table of every limit is the code's", () => {
     "an upload's life": hours(UPLOAD_TTL_MS),
     'media bytes held in memory, all requests together': mib(DEFAULT_MEDIA_MEMORY_BYTES),
     'how long a request waits for that memory': seconds(DEFAULT_MEDIA_WAIT_MS),
+    "one file's checks on a worker": seconds(DEFAULT_DETECT_TIMEOUT_MS),
+    "one account's detects on the workers at once": `every worker but one (at least one); an idle worker is lent for up to ${seconds(BORROWED_TURN_MS)}`,
     'request headers to arrive whole': seconds(HEADERS_TIMEOUT_MS),
     'a whole request (headers and body)': seconds(REQUEST_TIMEOUT_MS),
     "a JSON body other than detect's (admin, forms)": `${SMALL_BODY / 1024} KiB`,

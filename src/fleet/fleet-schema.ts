@@ -25,6 +25,12 @@ CREATE TABLE IF NOT EXISTS ${S}.scans (
   engine text NOT NULL,
   based_on text,
   total integer NOT NULL DEFAULT 0,
+  -- inputs by state, kept by the statements that change a state (so that a status of a scan of
+  -- millions reads one row, not millions)
+  queued bigint NOT NULL DEFAULT 0,
+  done bigint NOT NULL DEFAULT 0,
+  failed bigint NOT NULL DEFAULT 0,
+  reused bigint NOT NULL DEFAULT 0,
   created_at timestamptz NOT NULL DEFAULT now(),
   listed_at timestamptz,
   cancelled_at timestamptz
@@ -51,6 +57,15 @@ CREATE TABLE IF NOT EXISTS ${S}.inputs (
   finished_at timestamptz,
   PRIMARY KEY (scan, seq),
   UNIQUE (scan, source)
+);
+-- what each worker wrote: \`scan status\`'s per-worker lines
+CREATE TABLE IF NOT EXISTS ${S}.workers (
+  scan text NOT NULL REFERENCES ${S}.scans (name) ON DELETE CASCADE,
+  worker text NOT NULL,
+  done bigint NOT NULL DEFAULT 0,
+  failed bigint NOT NULL DEFAULT 0,
+  last_at timestamptz NOT NULL,
+  PRIMARY KEY (scan, worker)
 );
 CREATE INDEX IF NOT EXISTS inputs_state ON ${S}.inputs (scan, state);
 CREATE INDEX IF NOT EXISTS inputs_finished ON ${S}.inputs (scan, finished_at) WHERE finished_at IS NOT NULL;

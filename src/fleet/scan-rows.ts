@@ -38,31 +38,33 @@ export async function requireScan(fleet: FleetConnection, name: string): Promise
 
 export async function scanStatus(fleet: FleetConnection, name: string): Promise<ScanStatus> {
   const scan = await requireScan(fleet, name);
-  const counts = await fleet.pool.query<{ state: string; n: string; reused: string; recent: string }>(
-    `SELECT state, count(*) AS n, count(*) FILTER (WHERE reused) AS reused,
-            count(*) FILTER (WHERE finished_at > now() - interval '60 seconds' AND NOT reused) AS recent
-       FROM ${SCAN_SCHEMA}.inputs WHERE scan = $1 GROUP BY state`,
+  // The counts are kept in the scan's row and per worker (scan-worker.ts writes them with the
+  // results); only the last minute's results are counted here, through their index.
+  const { rows: counts } = await fleet.pool.query<{ queued: string; done: string; failed: string; reused: string; recent: string }>(
+    `SELECT queued, done, failed, reused,
+            (SELECT count(*) FROM ${SCAN_SCHEMA}.inputs WHERE scan = $1 AND finished_at > now() - interval '60 seconds' AND NOT reused) AS recent
+       FROM ${SCAN_SCHEMA}.scans WHERE name = $1`,
     [name],
   );
-  const by = (state: string) => Number(counts.rows.find((r) => r.state === state)?.n ?? 0);
-  const recent = counts.rows.reduce((sum, r) => sum + Number(r.recent), 0);
   const workers = await fleet.pool.query<{ worker: string; done: string; failed: string; last: Date }>(
-    `SELECT worker, count(*) FILTER (WHERE state = 'done') AS done, count(*) FILTER (WHERE state = 'failed') AS failed, max(finished_at) AS last
-       FROM ${SCAN_SCHEMA}.inputs WHERE scan = $1 AND worker IS NOT NULL AND NOT reused GROUP BY worker ORDER BY worker`,
+    `SELECT worker, done, failed, last_at AS last FROM ${SCAN_SCHEMA}.workers WHERE scan = $1 ORDER BY worker`,
     [name],
   );
-  const queued = by('queued');
-  const rate = recent / 60;
+  const [c] = counts;
+  const queued = Number(c?.queued ?? 0);
+  const done = Number(c?.done ?? 0);
+  const failed = Number(c?.failed ?? 0);
+  const rate = Number(c?.recent ?? 0) / 60;
   const state = scan.state === 'cancelled' ? 'cancelled' : scan.state === 'listing' ? 'listing' : queued > 0 ? 'running' : 'finished';
   return {
     name,
     state,
     sources: scan.sources,
-    total: by('queued') + by('done') + by('failed'),
+    total: queued + done + failed,
     queued,
-    done: by('done'),
-    failed: by('failed'),
-    reused: Number(counts.rows.find((r) => r.state === 'done')?.reused ?? 0),
+    done,
+    failed,
+    reused: Number(c?.reused ?? 0),
     rate: Math.round(rate * 100) / 100,
     etaSeconds: state === 'running' && rate > 0 ? Math.ceil(queued / rate) : null,
     workers: workers.rows.map((w) => ({ worker: w.worker, done: Number(w.done), failed: Number(w.failed), lastAt: w.last.toISOString() })),
@@ -126,6 +128,7 @@ export async function retryScan(fleet: FleetConnection, name: string): Promise<{
         WHERE scan = $1 AND state = 'failed' RETURNING seq`,
       [name],
     );
+    await client.query(`UPDATE ${SCAN_SCHEMA}.scans SET queued = queued + $2, failed = failed - $2 WHERE name = $1`, [name, rows.length]);
     const seqs = rows.map((r) => r.seq).sort((a, b) => a - b);
     for (let i = 0; i < seqs.length; i += scan.batchSize) await queueBatch(fleet, client, name, seqs.slice(i, i + scan.batchSize), scan.leaseSeconds);
     return { requeued: seqs.length };

@@ -128,6 +128,13 @@ async function writeBatch(fleet: FleetConnection, client: PoolClient, plan: Star
   ]);
   const seqs = queued.rows.map((r) => r.seq);
   if (seqs.length) await queueBatch(fleet, client, plan.name, seqs, plan.leaseSeconds);
+  const failed = (inserted.rowCount ?? 0) - reused - seqs.length;
+  await client.query(`UPDATE ${SCAN_SCHEMA}.scans SET queued = queued + $2, done = done + $3, reused = reused + $3, failed = failed + $4 WHERE name = $1`, [
+    plan.name,
+    seqs.length,
+    reused,
+    failed,
+  ]);
   return { inserted: inserted.rowCount ?? 0, reused, queued: seqs };
 }
 

@@ -85,7 +85,7 @@ export async function runWorker(plan: WorkerPlan): Promise<WorkerSummary> {
       }
       if (!job) {
         if (dead) continue;
-        if (plan.untilEmpty) break;
+        if (plan.untilEmpty && !(await batchesLeft(plan.fleet))) break;
         await pause((plan.pollSeconds ?? 1) * 1000, plan.signal);
         continue;
       }
@@ -231,11 +231,26 @@ class ResultWriter {
   }
 
   private async write(group: ResultWriter['pending']): Promise<void> {
-    const { rowCount } = await this.fleet.pool.query(
-      `UPDATE ${SCAN_SCHEMA}.inputs AS i SET state = g.state, line = g.line, details = g.details, reason = g.reason, worker = $2, finished_at = now(),
-              identity = CASE WHEN g.keep THEN i.identity ELSE g.identity END
-         FROM unnest($3::int[], $4::text[], $5::text[], $6::jsonb[], $7::text[], $8::text[], $9::bool[]) AS g(seq, state, line, details, reason, identity, keep)
-        WHERE i.scan = $1 AND i.seq = g.seq AND i.state = 'queued'`,
+    // One statement: the rows still queued take their results, and the scan's counts and this
+    // worker's move by exactly the rows that changed (a row finished meanwhile changes nothing).
+    const { rows } = await this.fleet.pool.query<{ n: string }>(
+      `WITH changed AS (
+         UPDATE ${SCAN_SCHEMA}.inputs AS i SET state = g.state, line = g.line, details = g.details, reason = g.reason, worker = $2, finished_at = now(),
+                identity = CASE WHEN g.keep THEN i.identity ELSE g.identity END
+           FROM unnest($3::int[], $4::text[], $5::text[], $6::jsonb[], $7::text[], $8::text[], $9::bool[]) AS g(seq, state, line, details, reason, identity, keep)
+          WHERE i.scan = $1 AND i.seq = g.seq AND i.state = 'queued'
+         RETURNING i.state
+       ), counts AS (
+         SELECT count(*) FILTER (WHERE state = 'done') AS done, count(*) FILTER (WHERE state = 'failed') AS failed FROM changed
+       ), scan AS (
+         UPDATE ${SCAN_SCHEMA}.scans AS s SET queued = s.queued - c.done - c.failed, done = s.done + c.done, failed = s.failed + c.failed
+           FROM counts c WHERE s.name = $1 AND c.done + c.failed > 0
+       ), worker AS (
+         INSERT INTO ${SCAN_SCHEMA}.workers (scan, worker, done, failed, last_at)
+         SELECT $1, $2, c.done, c.failed, now() FROM counts c WHERE c.done + c.failed > 0
+         ON CONFLICT (scan, worker) DO UPDATE SET done = workers.done + EXCLUDED.done, failed = workers.failed + EXCLUDED.failed, last_at = EXCLUDED.last_at
+       )
+       SELECT done + failed AS n FROM counts`,
       [
         this.scan,
         this.worker,
@@ -248,7 +263,7 @@ class ResultWriter {
         group.map((g) => g.identity === undefined),
       ],
     );
-    this.written += rowCount ?? 0;
+    this.written += Number(rows[0]?.n ?? 0);
   }
 }
 
@@ -325,6 +340,18 @@ async function claim(fleet: FleetConnection, queue: string, count: number): Prom
   const jobs = await fleet.boss.fetch<BatchJob>(queue, { batchSize: count, includeMetadata: true, db } as never);
   if (failure) throw failure;
   return (jobs ?? []) as (Job<BatchJob> & { retryCount?: number })[];
+}
+
+/**
+ * Whether any batch may still need a worker: one waiting, waiting out its back-off, or held by a
+ * worker (which may die, and its batch come back). `--until-empty` ends only when none is left.
+ */
+async function batchesLeft(fleet: FleetConnection): Promise<boolean> {
+  const { rowCount } = await fleet.pool.query(`SELECT 1 FROM ${QUEUE_SCHEMA}.job WHERE name IN ($1, $2) AND state IN ('created', 'retry', 'active') LIMIT 1`, [
+    BATCH_QUEUE,
+    DEAD_QUEUE,
+  ]);
+  return Boolean(rowCount);
 }
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {

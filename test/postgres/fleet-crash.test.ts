@@ -58,6 +58,13 @@ it('three workers, one killed twice: every input has exactly one result, equal t
   const [{ rows, sources }] = await sql(queue, `SELECT count(*)::int AS rows, count(DISTINCT source)::int AS sources FROM provenance_scan.inputs WHERE scan = 'crash' AND line IS NOT NULL`);
   expect({ rows, sources }).toEqual({ rows: FILES, sources: FILES });
 
+  // The counts `scan status` reads from the scan's row and per worker, kept by the writes
+  // themselves, agree with the rows, batches run twice and all.
+  const status = JSON.parse((await runBin(['scan', 'status', 'crash', '--json', '--queue', queue])).stdout);
+  const [byState] = await sql(queue, `SELECT count(*) FILTER (WHERE state = 'done')::int AS done, count(*) FILTER (WHERE state = 'failed')::int AS failed FROM provenance_scan.inputs WHERE scan = 'crash'`);
+  expect(status).toMatchObject({ state: 'finished', total: FILES, queued: 0, done: byState!.done, failed: byState!.failed });
+  expect(status.workers.reduce((sum: number, w: { done: number; failed: number }) => sum + w.done + w.failed, 0)).toBe(FILES);
+
   const results = await runBin(['scan', 'results', 'crash', '--json', '--queue', queue], { cwd: dir });
   const checked = await runBin(['check', '--json', 'photos'], { cwd: dir });
   const fromScan = parseLines(results.stdout);

@@ -82,6 +82,27 @@ export const TARGETS = {
     source: 'src/daemon/http/auth-hooks.ts',
     tests: ['test/daemon/auth-hooks.test.ts'],
   },
+  // The readers of file text and the media budget (issue 34), each with its own unit test file.
+  'novelai-signature': {
+    source: 'src/detectors/novelai-signature.ts',
+    tests: ['test/novelai-signature.test.ts'],
+  },
+  'alpha-lsb': {
+    source: 'src/media/alpha-lsb.ts',
+    tests: ['test/alpha-lsb.test.ts'],
+  },
+  'python-json': {
+    source: 'src/detectors/python-json.ts',
+    tests: ['test/python-json.test.ts'],
+  },
+  'png-chunks': {
+    source: 'src/media/png-chunks.ts',
+    tests: ['test/png-chunks.test.ts'],
+  },
+  'media-budget': {
+    source: 'src/daemon/media/media-budget.ts',
+    tests: ['test/daemon/media-budget-unit.test.ts'],
+  },
 };
 
 /** The targets named in MUTATE (comma-separated), or all of them. */

@@ -103,6 +103,26 @@ export const TARGETS = {
     source: 'src/daemon/media/media-budget.ts',
     tests: ['test/daemon/media-budget-unit.test.ts'],
   },
+  'user-comment': {
+    source: 'src/media/user-comment.ts',
+    tests: ['test/user-comment.test.ts'],
+  },
+  'webp-chunks': {
+    source: 'src/media/webp-chunks.ts',
+    tests: ['test/webp-chunks.test.ts'],
+  },
+  'tiff-ifd': {
+    source: 'src/media/tiff-ifd.ts',
+    tests: ['test/tiff-ifd.test.ts'],
+  },
+  'exif-text': {
+    source: 'src/media/exif-text.ts',
+    tests: ['test/exif-text.test.ts'],
+  },
+  'xmp-hints': {
+    source: 'src/media/xmp-hints.ts',
+    tests: ['test/xmp-hints.test.ts'],
+  },
 };
 
 /** The targets named in MUTATE (comma-separated), or all of them. */

@@ -83,6 +83,9 @@ describe('readAlphaStealth', () => {
     // 119 pixels: not even the magic.
     expect(stealthMagic(embed(noise(119, 1), latin1('stealth_pnginf')))).toBeUndefined();
     expect(stealthMagic({ width: 119, height: 1, channels: 4, data: new Uint8Array(476).fill(0xff) })).toBeUndefined();
+    // The 120th bit of stealth_pngcomp is 0, as a read past the picture would give: still no magic.
+    expect(stealthMagic(embed(noise(119, 1), latin1('stealth_pngcomp')))).toBeUndefined();
+    expect(stealthMagic(embed(noise(1, 119), latin1('stealth_pngcomp')))).toBeUndefined();
     // 120 pixels hold exactly the magic.
     expect(stealthMagic(embed(noise(60, 2), latin1('stealth_pngcomp')))).toBe('stealth_pngcomp');
     for (const magic of ['stealth_pngcom', 'stealth_pngcomq', 'Stealth_pnginfo', 'stealth_rgbinfo', '\0'.repeat(15)]) {

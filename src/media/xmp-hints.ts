@@ -73,9 +73,12 @@ function indexOf(b: Uint8Array, text: string, from: number, to: number): number 
   return i < 0 ? -1 : from + i;
 }
 
+/** The packet whose `<x:xmpmeta` (or `<x:xapmeta`, 10 characters) is at `start`, up to its end
+ * tag. The end is looked for after the opening name: `<x:xmpmeta>` without attributes itself ends
+ * in `xmpmeta>`. */
 function packetAt(b: Uint8Array, start: number): string | undefined {
-  const end = indexOf(b, 'xmpmeta>', start, start + MAX_PACKET);
-  const endAlt = end < 0 ? indexOf(b, 'xapmeta>', start, start + MAX_PACKET) : end;
+  const end = indexOf(b, 'xmpmeta>', start + 10, start + MAX_PACKET);
+  const endAlt = end < 0 ? indexOf(b, 'xapmeta>', start + 10, start + MAX_PACKET) : end;
   if (endAlt < 0) return undefined;
   return utf8.decode(b.subarray(start, endAlt + 8));
 }

@@ -121,7 +121,7 @@ export const TARGETS = {
   },
   'xmp-hints': {
     source: 'src/media/xmp-hints.ts',
-    tests: ['test/xmp-hints.test.ts'],
+    tests: ['test/xmp-hints.test.ts', 'test/xmp-property.test.ts', 'test/c2pa-explained-xmp.test.ts'],
   },
 };
 

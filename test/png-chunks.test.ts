@@ -106,6 +106,8 @@ describe('readPngChunks: the walk', () => {
     const damage = 'it does not start with an IHDR chunk';
     expect(read(bytes(SIG, tEXt('k', 'v'), ihdr(), IEND))).toEqual({ texts: [], sawImageData: false, damage });
     expect(read(bytes(SIG, chunk('IHDR', Buffer.alloc(12)), IEND))).toEqual({ texts: [], sawImageData: false, damage });
+    // Another chunk of IHDR's size first is not a header either.
+    expect(read(bytes(SIG, chunk('IHDX', Buffer.alloc(13, 1)), IEND))).toEqual({ texts: [], sawImageData: false, damage });
     expect(read(bytes(SIG, chunk('IHDR', Buffer.alloc(14, 1)), IEND)).header).toEqual({ width: 0x01010101, height: 0x01010101, bitDepth: 1, colorType: 1 });
   });
 
@@ -155,6 +157,13 @@ describe('readPngChunks: which text chunks are decoded', () => {
     ]);
     expect(seen).toEqual([k79, 'k']);
   });
+
+  it('only tEXt, zTXt and iTXt chunks are text, whatever the bytes of another chunk look like', () => {
+    const seen: string[] = [];
+    const out = read(png(chunk('tIME', bytes('parameters', [0, 0, 0, 0, 0], 'v')), chunk('teXt', bytes('k', [0], 'v')), tEXt('k', 'v')), (k) => (seen.push(k), true));
+    expect(out.texts).toEqual([{ chunk: 'tEXt', keyword: 'k', text: 'v' }]);
+    expect(seen).toEqual(['k']);
+  });
 });
 
 describe('readPngChunks: tEXt and zTXt values', () => {
@@ -166,9 +175,10 @@ describe('readPngChunks: tEXt and zTXt values', () => {
         tEXt('ascii', 'plain'),
         zTXt('zlatin1', bytes([0xe9, 0xe8])),
         zTXt('zutf8', Buffer.from('naïve', 'utf8')),
+        tEXt('onlyUtf8', Buffer.from('éü', 'utf8')), // no ASCII byte at all
       ),
     );
-    expect(out.texts.map((t) => t.text)).toEqual(['café', 'café ✓', 'plain', 'éè', 'naïve']);
+    expect(out.texts.map((t) => t.text)).toEqual(['café', 'café ✓', 'plain', 'éè', 'naïve', 'éü']);
   });
 
   it('NULs at the end of a value are dropped, others kept', () => {

@@ -1,6 +1,7 @@
 // The media budget on its own (src/daemon/media/media-budget.ts): what it grants, in which
 // order, how a wait ends (503 server_busy, or the client gone), and that every way out gives the
 // bytes back exactly once. The daemon's use of it is test/daemon/media-budget.test.ts.
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/daemon/contract/errors.js';
 import { MediaBudget, parseMediaMemory, parseMediaWait } from '../../src/daemon/media/media-budget.js';
@@ -312,6 +313,55 @@ describe('MediaBudget: the exact answers', () => {
     expect(await settled(behind)).toBe('pending');
     hold.release();
     expect((await behind).bytes).toBe(95);
+  });
+
+  it('a wait that ends, granted or refused, leaves no abort listener on the signal', async () => {
+    const budget = new MediaBudget(100, 30);
+    const held = await budget.acquire(100);
+    const granted = new AbortController();
+    const first = budget.acquire(50, granted.signal);
+    expect(getEventListeners(granted.signal, 'abort')).toHaveLength(1);
+    held.release();
+    await first;
+    expect(getEventListeners(granted.signal, 'abort')).toHaveLength(0);
+    const refused = new AbortController();
+    await budget.acquire(60, refused.signal).catch(() => undefined); // 503 after 30 ms
+    expect(getEventListeners(refused.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('shrinking to what a hold has already is no release: onFreed is not told 0', async () => {
+    const freed: number[] = [];
+    const budget = new MediaBudget(100, 1000, (n) => freed.push(n));
+    const hold = await budget.acquire(40);
+    hold.shrink(40);
+    hold.shrink(40.5); // 41 kept: more than it has
+    expect(freed).toEqual([]);
+    hold.shrink(39);
+    expect(freed).toEqual([1]);
+  });
+
+  it('a request that gave back part of its bytes still holds the rest: no deadlock is broken past it', async () => {
+    const budget = new MediaBudget(100, 1000);
+    const a = await budget.acquire(30);
+    const plain = await budget.acquire(70);
+    const moreA = budget.acquire(60, undefined, a);
+    plain.shrink(50); // 80 used: 60 more does not fit, and plain's 50 will come back
+    expect(await settled(moreA)).toBe('pending');
+    expect(budget.inUse).toBe(80);
+    plain.release();
+    expect((await moreA).bytes).toBe(60);
+  });
+
+  it('a hold of 0 bytes is not a hold out: it does not keep waiting holders from breaking their deadlock', async () => {
+    const budget = new MediaBudget(100, 1000);
+    await budget.acquire(0); // never released: it holds nothing
+    const a = await budget.acquire(30);
+    const b = await budget.acquire(30);
+    const moreA = budget.acquire(70, undefined, a);
+    const moreB = budget.acquire(70, undefined, b);
+    expect((await moreA).bytes).toBe(70);
+    expect(budget.inUse).toBe(130);
+    expect(await settled(moreB)).toBe('pending');
   });
 
   it("a granted wait's timer is cleared: no 503 comes later, and the one behind keeps its place", async () => {

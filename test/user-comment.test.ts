@@ -49,6 +49,10 @@ describe('decodeUserComment', () => {
     expect(decodeUserComment(prefixed('ASCII\0\0\0', Buffer.from('  a \0 b\t\n\r \0\0\u00a0', 'utf8')), false)).toEqual({ text: '  a \0 b', encoding: 'ascii' });
     expect(decodeUserComment(prefixed('ASCII\0\0\0', Buffer.from('\ufeff x\ufeff', 'utf8')), false)).toEqual({ text: ' x', encoding: 'ascii' }); // U+FEFF is white space to \s
     expect(decodeUserComment(prefixed('ASCII\0\0\0', Buffer.from('x' + ' '.repeat(100_000) + 'y', 'utf8')), false)?.text).toHaveLength(100_002);
+    // The decoders drop a leading BOM themselves; a second one is dropped here, one inside is text.
+    expect(decodeUserComment(prefixed('ASCII\0\0\0', Buffer.from('\ufeff\ufeffx', 'utf8')), false)).toEqual({ text: 'x', encoding: 'ascii' });
+    expect(decodeUserComment(prefixed('UNICODE\0', utf16be('\ufeff\ufeffSeed')), false)).toEqual({ text: 'Seed', encoding: 'unicode-utf16be' });
+    expect(decodeUserComment(prefixed('ASCII\0\0\0', Buffer.from('a\ufeffb', 'utf8')), false)).toEqual({ text: 'a\ufeffb', encoding: 'ascii' });
   });
 
   it('an empty comment, or one of only padding, is undefined', () => {

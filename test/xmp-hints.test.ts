@@ -93,6 +93,7 @@ describe('pngXmp', () => {
     const cut = whole.subarray(0, whole.length - IEND.length - 4 - 3); // the CRC and "cut" gone
     expect(await pngXmp(cut)).toBe('<x:xmpmeta>');
     expect(await pngXmp(Buffer.concat([PNG_SIG, IHDR.subarray(0, 11)]))).toBeUndefined();
+    expect(await pngXmp(Buffer.concat([PNG_SIG, IHDR, Buffer.from([0, 0])]))).toBeUndefined(); // 2 bytes: no chunk
     // A header that has fewer than its two NULs: the text is empty.
     const noNuls = chunk('iTXt', Buffer.from('XML:com.adobe.xmp\0\0\0en'));
     expect(await pngXmp(png(noNuls))).toBe('');
@@ -113,6 +114,8 @@ describe('scanXmp', () => {
     const bare = `<x:xmpmeta><rdf:RDF><rdf:Description ${NS} Iptc4xmpExt:DigitalSourceType="${TYPE}"/></rdf:RDF></x:xmpmeta>`;
     expect(scanXmp(Buffer.from(`II*\0${bare}`))).toBe(bare);
     expect(scanXmp(Buffer.from('<x:xapmeta>a</x:xapmeta>'))).toBe('<x:xapmeta>a</x:xapmeta>');
+    // An x:xmpmeta never closed, after a whole x:xapmeta packet: the older packet is found.
+    expect(scanXmp(Buffer.from('<x:xapmeta>a</x:xapmeta> <x:xmpmeta never closed'))).toBe('<x:xapmeta>a</x:xapmeta>');
   });
 
   it(`the end tag is looked for within ${MAX_PACKET} bytes of the start`, () => {
@@ -160,6 +163,7 @@ describe('xmpPacket: which container', () => {
       expect(await xmpPacket(Buffer.concat([sig, Buffer.from(xmp)])), `PNG byte ${i}`).toBe(xmp);
     }
     expect(await xmpPacket(Buffer.from([0xff, 0xd8]))).toBeUndefined();
+    expect(await xmpPacket(Buffer.concat([Buffer.from([0x00, 0xd8, 0xff]), Buffer.from(xmp)]))).toBe(xmp);
   });
 });
 
@@ -173,10 +177,38 @@ describe('the XML text of a value', () => {
     expect(value('&nbsp;&amp')).toBe('&nbsp;&amp');
   });
 
+  it('CDATA sections are text: unwrapped, a `<` inside them is no markup', () => {
+    expect(value(`<![CDATA[${TYPE}]]>`)).toBe(TYPE);
+    expect(value('<![CDATA[a<b]]> &amp; <![CDATA[&amp;]]>')).toBe('a<b & &amp;');
+    expect(value('x<![CDATA[]]>y<![CDATA[z]]>')).toBe('xyz');
+    expect(value('<![CDATA[unterminated')).toBeUndefined(); // markup: a container without rdf:li
+    expect(value('<![CDATA[a]]><![CDATA[b')).toBeUndefined();
+    // Markup outside the sections still makes it a container.
+    expect(value('<rdf:Alt><rdf:li>v</rdf:li></rdf:Alt><![CDATA[w]]>')).toBe('v');
+  });
+
   it('trimmed, and cut at 1024 characters', () => {
     expect(value('  \n a b \t')).toBe('a b');
     expect(value('v'.repeat(2000))).toBe('v'.repeat(1024));
     expect(value('   ')).toBeUndefined();
+  });
+
+  it('the forms: rdf:resource with spaces around =, rdf:li with or without attributes', () => {
+    const p = (inner: string) => xmpProperty(packet(inner), IPTC_EXT_NAMESPACE, 'DigitalSourceType');
+    expect(p(`<Iptc4xmpExt:DigitalSourceType rdf:resource = "${TYPE}" />`)).toBe(TYPE);
+    expect(p(`<Iptc4xmpExt:DigitalSourceType rdf:resource\n=\t'${TYPE}'/>`)).toBe(TYPE);
+    expect(p('<Iptc4xmpExt:DigitalSourceType><rdf:Seq><rdf:li>first</rdf:li ><rdf:li>second</rdf:li></rdf:Seq></Iptc4xmpExt:DigitalSourceType>')).toBe('first');
+    expect(p('<Iptc4xmpExt:DigitalSourceType><rdf:Alt><rdf:li xml:lang="x-default">v</rdf:li></rdf:Alt></Iptc4xmpExt:DigitalSourceType>')).toBe('v');
+    // rdf:resource on an element that is not self-closing: its text is the value.
+    expect(p('<Iptc4xmpExt:DigitalSourceType rdf:resource="r">text</Iptc4xmpExt:DigitalSourceType>')).toBe('text');
+    // An element never closed is no value, whatever comes after it.
+    expect(p('<Iptc4xmpExt:DigitalSourceType>v<rdf:li>later</rdf:li>')).toBeUndefined();
+  });
+
+  it('a tag at the very start of the text, and a start tag cut by the end of the text', () => {
+    const own = `<Iptc4xmpExt:DigitalSourceType ${NS}>v</Iptc4xmpExt:DigitalSourceType>`;
+    expect(xmpProperty(own, IPTC_EXT_NAMESPACE, 'DigitalSourceType')).toBe('v');
+    expect(xmpProperty(`<x ${NS}/><Iptc4xmpExt:DigitalSourceType`, IPTC_EXT_NAMESPACE, 'DigitalSourceType')).toBeUndefined();
   });
 
   it('an element is closed by its own end tag, spaces allowed before the >', () => {

@@ -209,6 +209,9 @@ describe('the XML text of a value', () => {
     const own = `<Iptc4xmpExt:DigitalSourceType ${NS}>v</Iptc4xmpExt:DigitalSourceType>`;
     expect(xmpProperty(own, IPTC_EXT_NAMESPACE, 'DigitalSourceType')).toBe('v');
     expect(xmpProperty(`<x ${NS}/><Iptc4xmpExt:DigitalSourceType`, IPTC_EXT_NAMESPACE, 'DigitalSourceType')).toBeUndefined();
+    // Text that ends in a start tag with no > after it: that tag is no element, even with an end
+    // tag earlier in the text.
+    expect(xmpProperty(` ${NS} v</Iptc4xmpExt:DigitalSourceType> <Iptc4xmpExt:DigitalSourceType`, IPTC_EXT_NAMESPACE, 'DigitalSourceType')).toBeUndefined();
   });
 
   it('an element is closed by its own end tag, spaces allowed before the >', () => {

@@ -82,6 +82,47 @@ export const TARGETS = {
     source: 'src/daemon/http/auth-hooks.ts',
     tests: ['test/daemon/auth-hooks.test.ts'],
   },
+  // The readers of file text and the media budget (issue 34), each with its own unit test file.
+  'novelai-signature': {
+    source: 'src/detectors/novelai-signature.ts',
+    tests: ['test/novelai-signature.test.ts'],
+  },
+  'alpha-lsb': {
+    source: 'src/media/alpha-lsb.ts',
+    tests: ['test/alpha-lsb.test.ts'],
+  },
+  'python-json': {
+    source: 'src/detectors/python-json.ts',
+    tests: ['test/python-json.test.ts'],
+  },
+  'png-chunks': {
+    source: 'src/media/png-chunks.ts',
+    tests: ['test/png-chunks.test.ts'],
+  },
+  'media-budget': {
+    source: 'src/daemon/media/media-budget.ts',
+    tests: ['test/daemon/media-budget-unit.test.ts'],
+  },
+  'user-comment': {
+    source: 'src/media/user-comment.ts',
+    tests: ['test/user-comment.test.ts'],
+  },
+  'webp-chunks': {
+    source: 'src/media/webp-chunks.ts',
+    tests: ['test/webp-chunks.test.ts'],
+  },
+  'tiff-ifd': {
+    source: 'src/media/tiff-ifd.ts',
+    tests: ['test/tiff-ifd.test.ts'],
+  },
+  'exif-text': {
+    source: 'src/media/exif-text.ts',
+    tests: ['test/exif-text.test.ts'],
+  },
+  'xmp-hints': {
+    source: 'src/media/xmp-hints.ts',
+    tests: ['test/xmp-hints.test.ts', 'test/xmp-property.test.ts', 'test/c2pa-explained-xmp.test.ts'],
+  },
 };
 
 /** The targets named in MUTATE (comma-separated), or all of them. */

@@ -2,9 +2,18 @@
 // every answer is a record with the right signature state, never an error. A comment that only
 // mentions the words (in its prompt, as another key's value) has no signature in any container;
 // a signed_hash that is a number, null, an object or short base64 is an invalid signature.
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { judgeGeneratorMetadata } from '../src/detectors/generator-metadata.js';
-import { carriesSignedHash, checkNovelAiSignature, hasSignedHash } from '../src/detectors/novelai-signature.js';
+import {
+  NOVELAI_PUBLIC_KEY_BASE64,
+  carriesSignedHash,
+  checkNovelAiSignature,
+  ed25519PublicKey,
+  hasSignedHash,
+  novelAiPublicKey,
+} from '../src/detectors/novelai-signature.js';
+import type { RawPixels } from '../src/media/pixels.js';
 import type { DetectorOutcome } from '../src/types.js';
 import { jpegWith, makePng, patternPixels, tEXt, tiffBlock, userComment } from './helpers/generator-fixtures.js';
 
@@ -67,5 +76,126 @@ describe('a signed_hash that is not a 64-byte base64 signature', () => {
       expect(checkNovelAiSignature(pixels, comment), comment).toBe('invalid');
     }
     expect(checkNovelAiSignature(pixels, '{"prompt": "a cat"}')).toBe('absent');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The check itself, with a test key pair: the message nai_sig.py verifies is the RGB samples
+// (row-major, alpha dropped) then the UTF-8 of Python's json.dumps of the comment without
+// signed_hash. Each pixel below is different, so a sample read from the wrong place or dropped
+// changes the message.
+
+const keys = generateKeyPairSync('ed25519');
+
+/** 5 x 3 pixels whose every sample differs (alpha too). */
+function pixelsOf(channels: 3 | 4): RawPixels {
+  const data = new Uint8Array(5 * 3 * channels);
+  for (let i = 0; i < data.length; i++) data[i] = (i * 37 + 11) & 0xff;
+  return { width: 5, height: 3, channels, data };
+}
+
+/** numpy's image_array[:, :, :3].tobytes(), written out plainly. */
+function rgb(p: RawPixels): Buffer {
+  const out: number[] = [];
+  for (let i = 0; i < p.width * p.height; i++) out.push(p.data[i * p.channels]!, p.data[i * p.channels + 1]!, p.data[i * p.channels + 2]!);
+  return Buffer.from(out);
+}
+
+/** The base64 signature of `pixels` and the json.dumps text `canonical` under the test key. */
+function signatureOf(pixels: RawPixels, canonical: string): string {
+  return sign(null, Buffer.concat([rgb(pixels), Buffer.from(canonical, 'utf8')]), keys.privateKey).toString('base64');
+}
+
+// json.dumps of {"prompt": " café", "scale": 5.00, "seed": 7} as Python writes it.
+const CANONICAL = '{"prompt": " caf\\u00e9", "scale": 5.0, "seed": 7}';
+
+describe('checkNovelAiSignature with a test key', () => {
+  for (const channels of [3, 4] as const) {
+    it(`verifies RGB${channels === 4 ? 'A (alpha dropped)' : ''} pixels, signed_hash anywhere in the comment`, () => {
+      const pixels = pixelsOf(channels);
+      const sig = signatureOf(pixels, CANONICAL);
+      const comments = [
+        `{"prompt":" café","scale":5.00,"seed":7,"signed_hash":"${sig}"}`,
+        `{"signed_hash":"${sig}","prompt":" café","scale":5.00,"seed":7}`, // first: index 0
+        `{"prompt":" café","signed_hash":"${sig}","scale":5.00,"seed":7}`,
+      ];
+      for (const comment of comments) {
+        expect(carriesSignedHash(comment), comment).toBe(true);
+        expect(checkNovelAiSignature(pixels, comment, keys.publicKey), comment).toBe('valid');
+      }
+    });
+  }
+
+  it('verifies the comment held as the JSON of a "Comment" string (Metadata.decoded_comment)', () => {
+    const pixels = pixelsOf(4);
+    const inner = `{"prompt":" café","scale":5.00,"seed":7,"signed_hash":"${signatureOf(pixels, CANONICAL)}"}`;
+    const outer = JSON.stringify({ Comment: inner, Software: 'NovelAI' });
+    expect(carriesSignedHash(outer)).toBe(true);
+    expect(checkNovelAiSignature(pixels, outer, keys.publicKey)).toBe('valid');
+    // The outer object's own signed_hash is not the one checked: the inner comment has none.
+    const innerUnsigned = JSON.stringify({ Comment: '{"prompt":" café","seed":7}', signed_hash: signatureOf(pixels, CANONICAL) });
+    expect(carriesSignedHash(innerUnsigned)).toBe(false);
+    expect(checkNovelAiSignature(pixels, innerUnsigned, keys.publicKey)).toBe('absent');
+  });
+
+  it('is invalid when one sample, the comment, or the key differs', () => {
+    const pixels = pixelsOf(4);
+    const comment = `{"prompt":" café","scale":5.00,"seed":7,"signed_hash":"${signatureOf(pixels, CANONICAL)}"}`;
+    for (let at = 0; at < pixels.data.length; at++) {
+      const changed = { ...pixels, data: pixels.data.slice() };
+      changed.data[at] = changed.data[at]! ^ 1;
+      // An alpha sample is not signed; every R, G and B one is.
+      expect(checkNovelAiSignature(changed, comment, keys.publicKey), `sample ${at}`).toBe(at % 4 === 3 ? 'valid' : 'invalid');
+    }
+    expect(checkNovelAiSignature(pixels, comment.replace('"seed":7', '"seed":8'), keys.publicKey)).toBe('invalid');
+    expect(checkNovelAiSignature(pixels, comment, generateKeyPairSync('ed25519').publicKey)).toBe('invalid');
+    // Under NovelAI's published key (the default), which did not sign it.
+    expect(checkNovelAiSignature(pixels, comment)).toBe('invalid');
+  });
+
+  it('a signature of another length, or not base64 of 64 bytes, is invalid', () => {
+    const pixels = pixelsOf(3);
+    const sig = Buffer.from(signatureOf(pixels, CANONICAL), 'base64');
+    for (const wrong of [sig.subarray(0, 63), Buffer.concat([sig, Buffer.from([0])]), Buffer.alloc(0)]) {
+      const comment = `{"prompt":" café","scale":5.00,"seed":7,"signed_hash":"${wrong.toString('base64')}"}`;
+      expect(checkNovelAiSignature(pixels, comment, keys.publicKey), String(wrong.length)).toBe('invalid');
+    }
+    // The signature's base64 read as UTF-8 text would be 88 bytes: it is decoded as base64.
+    const hex = `{"prompt":" café","scale":5.00,"seed":7,"signed_hash":"${sig.toString('hex')}"}`;
+    expect(checkNovelAiSignature(pixels, hex, keys.publicKey)).toBe('invalid');
+  });
+
+  it('a key that cannot verify Ed25519 is an invalid signature, not an error', () => {
+    const pixels = pixelsOf(3);
+    const comment = `{"seed":7,"signed_hash":"${signatureOf(pixels, '{"seed": 7}')}"}`;
+    expect(checkNovelAiSignature(pixels, comment, keys.publicKey)).toBe('valid');
+    expect(checkNovelAiSignature(pixels, comment, generateKeyPairSync('x25519').publicKey)).toBe('invalid');
+  });
+
+  it('text without the words is absent (hasSignedHash), even text that is not JSON', () => {
+    const pixels = pixelsOf(3);
+    for (const text of ['', 'not json', '{"prompt": "a cat"}', '{"signed hash": "x"}', '{"Signed_Hash": "x"}']) {
+      expect(hasSignedHash(text), text).toBe(false);
+      expect(carriesSignedHash(text), text).toBe(false);
+      expect(checkNovelAiSignature(pixels, text, keys.publicKey), text).toBe('absent');
+    }
+  });
+});
+
+describe("NovelAI's published key", () => {
+  it('is the 32 bytes of nai_sig.py, as an Ed25519 public key', () => {
+    expect(Buffer.from(NOVELAI_PUBLIC_KEY_BASE64, 'base64')).toHaveLength(32);
+    for (const key of [novelAiPublicKey(), ed25519PublicKey(NOVELAI_PUBLIC_KEY_BASE64)]) {
+      expect(key.asymmetricKeyType).toBe('ed25519');
+      expect(key.export({ format: 'jwk' })).toEqual({ kty: 'OKP', crv: 'Ed25519', x: 'Y2JcQAOhLwzwSDUJPNgL04nS0Tbqm7cSRc4xk0vRMic' });
+    }
+    expect(novelAiPublicKey()).toBe(novelAiPublicKey()); // made once
+  });
+
+  it('ed25519PublicKey takes any raw key: one made here verifies its own signatures', () => {
+    const raw = Buffer.from(keys.publicKey.export({ format: 'jwk' }).x!, 'base64url').toString('base64');
+    const pixels = pixelsOf(4);
+    const comment = `{"prompt":" café","scale":5.00,"seed":7,"signed_hash":"${signatureOf(pixels, CANONICAL)}"}`;
+    expect(checkNovelAiSignature(pixels, comment, ed25519PublicKey(raw))).toBe('valid');
   });
 });

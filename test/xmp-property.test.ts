@@ -36,7 +36,8 @@ function referenceProperty(xmp: string, namespace: string, localName: string): s
     for (const re of patterns) {
       const m = re.exec(xmp);
       let raw = m?.[1] ?? m?.[2];
-      if (raw !== undefined && raw.includes('<')) raw = /<rdf:li(?:\s[^>]*)?>([^<]*)<\/rdf:li\s*>/.exec(raw)?.[1];
+      // (One change since: a value whose only `<` are in CDATA sections is text, not a container.)
+      if (raw !== undefined && raw.replace(/<!\[CDATA\[[\s\S]*?\]\]>/g, '').includes('<')) raw = /<rdf:li(?:\s[^>]*)?>([^<]*)<\/rdf:li\s*>/.exec(raw)?.[1];
       if (raw === undefined) continue;
       const value = decodeXml(raw).trim();
       if (value) return value.slice(0, 1024);

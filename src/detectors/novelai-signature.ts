@@ -23,13 +23,16 @@ export function ed25519PublicKey(rawBase64: string): KeyObject {
 }
 
 let novelAiKey: KeyObject | undefined;
-function defaultKey(): KeyObject {
+/** NovelAI's key as a KeyObject, made once (the key every check uses unless a test injects one). */
+export function novelAiPublicKey(): KeyObject {
   novelAiKey ??= ed25519PublicKey(NOVELAI_PUBLIC_KEY_BASE64);
   return novelAiKey;
 }
 
+type PyObject = Extract<PyValue, { kind: 'object' }>;
+
 /** The signed comment: the parsed Comment JSON, or the JSON of its own "Comment" string. */
-function decodedComment(commentText: string): PyValue | undefined {
+function decodedComment(commentText: string): PyObject | undefined {
   try {
     const decoded = parsePythonJson(commentText);
     if (decoded.kind !== 'object') return undefined;
@@ -52,7 +55,7 @@ function decodedComment(commentText: string): PyValue | undefined {
 export function carriesSignedHash(commentText: string): boolean {
   if (!hasSignedHash(commentText)) return false;
   const comment = decodedComment(commentText);
-  return comment === undefined || comment.kind !== 'object' || comment.entries.some(([k]) => k === 'signed_hash');
+  return comment === undefined || comment.entries.some(([k]) => k === 'signed_hash');
 }
 
 /** True when the comment carries a signed_hash at all (a cheap test, before decoding pixels). */
@@ -88,10 +91,10 @@ function signedMessage(pixels: RawPixels, text: Buffer): Buffer {
  * changed, a malformed signature, a comment that cannot be parsed), `valid` when it verifies.
  * `publicKey` is NovelAI's unless a test injects its own.
  */
-export function checkNovelAiSignature(pixels: RawPixels, commentText: string, publicKey: KeyObject = defaultKey()): SignatureState {
+export function checkNovelAiSignature(pixels: RawPixels, commentText: string, publicKey: KeyObject = novelAiPublicKey()): SignatureState {
   if (!hasSignedHash(commentText)) return 'absent';
   const comment = decodedComment(commentText);
-  if (!comment || comment.kind !== 'object') return 'invalid';
+  if (!comment) return 'invalid';
   const at = comment.entries.findIndex(([k]) => k === 'signed_hash');
   if (at < 0) return 'absent'; // the words appear, but not as the comment's key
   const signed = comment.entries[at]![1];

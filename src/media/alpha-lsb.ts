@@ -75,10 +75,9 @@ export function stealthMagic(pixels: RawPixels): StealthMagic | undefined {
 
 /** The stealth payload of RGBA `pixels`, if the alpha channel starts with one of the magics. */
 export function readAlphaStealth(pixels: RawPixels): StealthResult {
-  if (pixels.channels !== 4) return { found: false };
   const bits = new ColumnBits(pixels);
   if (bits.total < HEADER_BITS) return { found: false };
-  const magic = stealthMagic(pixels);
+  const magic = stealthMagic(pixels); // undefined without alpha
   if (!magic) return { found: false };
   const found = { found: true as const, magic };
   const lengthBits = Buffer.from(bits.bytes(MAGIC_BITS, 4)).readUInt32BE(0);

@@ -73,9 +73,12 @@ function indexOf(b: Uint8Array, text: string, from: number, to: number): number 
   return i < 0 ? -1 : from + i;
 }
 
+/** The packet whose `<x:xmpmeta` (or `<x:xapmeta`, 10 characters) is at `start`, up to its end
+ * tag. The end is looked for after the opening name: `<x:xmpmeta>` without attributes itself ends
+ * in `xmpmeta>`. */
 function packetAt(b: Uint8Array, start: number): string | undefined {
-  const end = indexOf(b, 'xmpmeta>', start, start + MAX_PACKET);
-  const endAlt = end < 0 ? indexOf(b, 'xapmeta>', start, start + MAX_PACKET) : end;
+  const end = indexOf(b, 'xmpmeta>', start + 10, start + MAX_PACKET);
+  const endAlt = end < 0 ? indexOf(b, 'xapmeta>', start + 10, start + MAX_PACKET) : end;
   if (endAlt < 0) return undefined;
   return utf8.decode(b.subarray(start, endAlt + 8));
 }
@@ -115,9 +118,12 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
 // first `<` or `>` (neither belongs inside a tag of well-formed XML), so the spans that are
 // scanned never overlap.
 
-/** The text with each `<![CDATA[...]]>` replaced by its content (a loop, not a lazy regex that
- * would scan to the end again from every unterminated opening). */
-function unwrapCdata(text: string): string {
+/**
+ * The text with each `<![CDATA[...]]>` replaced by its content as it is (XML reads no entity in
+ * it), or dropped when `keep` is false, and `outside` applied to the text between the sections.
+ * A loop, not a lazy regex that would scan to the end again from every unterminated opening.
+ */
+function replaceCdata(text: string, keep: boolean, outside: (s: string) => string = (s) => s): string {
   let out = '';
   let from = 0;
   for (;;) {
@@ -125,18 +131,22 @@ function unwrapCdata(text: string): string {
     if (open < 0) break;
     const close = text.indexOf(']]>', open + 9);
     if (close < 0) break; // no later opening can close either
-    out += text.slice(from, open) + text.slice(open + 9, close);
+    out += outside(text.slice(from, open)) + (keep ? text.slice(open + 9, close) : '');
     from = close + 3;
   }
-  return from === 0 ? text : out + text.slice(from);
+  return out + outside(text.slice(from));
 }
 
-function decodeXml(text: string): string {
-  return unwrapCdata(text).replace(/&(#x[0-9a-fA-F]+|#\d+|amp|lt|gt|quot|apos);/g, (_m, e: string) => {
+function decodeEntities(text: string): string {
+  return text.replace(/&(#x[0-9a-fA-F]+|#\d+|amp|lt|gt|quot|apos);/g, (_m, e: string) => {
     if (e[0] !== '#') return ENTITIES[e]!;
     const code = e[1] === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
     return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '';
   });
+}
+
+function decodeXml(text: string): string {
+  return replaceCdata(text, true, decodeEntities);
 }
 
 function escapeRegExp(s: string): string {
@@ -231,7 +241,8 @@ export function xmpProperty(xmp: string, namespace: string, localName: string): 
     const name = `${prefix}:${localName}`;
     for (const form of [attributeForm, resourceForm, elementForm]) {
       let raw = form(xmp, name);
-      if (raw !== undefined && raw.includes('<')) raw = FIRST_LI.exec(raw)?.[1];
+      // Markup outside the value's CDATA sections is an rdf container: its first rdf:li is taken.
+      if (raw !== undefined && replaceCdata(raw, false).includes('<')) raw = FIRST_LI.exec(raw)?.[1];
       if (raw === undefined) continue;
       const value = decodeXml(raw).trim();
       if (value) return value.slice(0, MAX_VALUE);

@@ -82,7 +82,31 @@ export const TARGETS = {
     source: 'src/daemon/http/auth-hooks.ts',
     tests: ['test/daemon/auth-hooks.test.ts'],
   },
+  // The generator-record readers (issue 34): each with its own unit tests and the two suites that
+  // judge whole files (generator-records: the formats beyond the basic ones; generator-metadata).
+  ...generatorTargets({
+    'generator-a1111': ['test/generator-a1111.test.ts'],
+    'generator-comfyui': [],
+    'generator-comfyui-forms': [],
+    'generator-fields': [],
+    'generator-fooocus': [],
+    'generator-invokeai': [],
+    'generator-json-tools': [],
+    'generator-metadata': [],
+    'generator-midjourney': [],
+    'generator-novelai': [],
+    'generator-sdnext': [],
+    'generator-sources': [],
+  }),
 };
+
+/** `src/detectors/<name>.ts` for each name, run with its own test files and the two whole-file suites. */
+function generatorTargets(own) {
+  const whole = ['test/generator-records.test.ts', 'test/generator-metadata.test.ts'];
+  return Object.fromEntries(
+    Object.entries(own).map(([name, tests]) => [name, { source: `src/detectors/${name}.ts`, tests: [...tests, ...whole] }]),
+  );
+}
 
 /** The targets named in MUTATE (comma-separated), or all of them. */
 export function selectedTargets(env = process.env) {

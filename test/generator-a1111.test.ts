@@ -165,6 +165,7 @@ describe("InvokeAI 2.x's Dream text", () => {
     ['"a cat" -s 50 -S 42 -W 512 -H 512 -C 7.5 -A k_lms', '42', 'a cat'],
     ['a cat -s 50 -S 42 -W 512 -H 512', '42', 'a cat'],
     ['a "quoted" cat -s 50 -S 42', '42', 'a "quoted" cat'],
+    ['a"quoted" cat -S 42', '42', 'a"quoted" cat'],
     ['"a \\"quoted\\" cat" -S 42', '42', 'a \\"quoted\\" cat'],
     ['"a cat"-S 42', '42', 'a cat'],
     ['"a cat" -S42', '42', 'a cat'],

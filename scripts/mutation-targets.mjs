@@ -96,7 +96,7 @@ export const TARGETS = {
     'generator-midjourney': ['test/generator-midjourney.test.ts'],
     'generator-novelai': ['test/generator-novelai.test.ts'],
     'generator-sdnext': ['test/generator-sdnext.test.ts'],
-    'generator-sources': [],
+    'generator-sources': ['test/generator-sources.test.ts'],
   }),
 };
 

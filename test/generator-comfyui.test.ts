@@ -33,6 +33,7 @@ describe('the API graph', () => {
 
   it('node ids that are numbers in a link, links of any length, and what is not a node', () => {
     const g: Graph = {
+      '0': null,
       '1': 'not a node',
       '2': { class_type: '', inputs: {} },
       '3': { class_type: 'KSampler', inputs: 'not inputs' },
@@ -43,7 +44,8 @@ describe('the API graph', () => {
     };
     expect(read(g)).toStrictEqual({ ...base, model: 'b.safetensors', seed: '7', prompt: 'p' });
     // A link with no id, or an id of another type, links to nothing: the first loader is taken.
-    expect(read({ ...g, '9': { class_type: 'KSampler', inputs: { seed: 7, model: [], positive: [true] } } })).toStrictEqual({ ...base, model: 'a.safetensors', seed: '7' });
+    const notIds = { ...g, '9': { class_type: 'KSampler', inputs: { seed: 7, model: [], positive: [true] } }, true: { class_type: 'CLIPTextEncode', inputs: { text: 'no' } } };
+    expect(read(notIds)).toStrictEqual({ ...base, model: 'a.safetensors', seed: '7' });
     expect(read({ '1': 'x' })).toBeUndefined();
     expect(comfyPromptCandidate('not json', W)).toBeUndefined();
     expect(comfyGraphCandidate({}, '{}', W)).toBeUndefined();
@@ -152,6 +154,9 @@ describe('the API graph', () => {
     expect(read(g)?.seed).toBe('2');
     expect(read({ ...g, '3': { class_type: 'SamplerCustomAdvanced', inputs: { noise: ['4', 0] } }, '4': { class_type: 'RandomNoise', inputs: { noise_seed: 3 } } })?.seed).toBe('3');
     expect(read({ ...g, '3': { class_type: 'MyKSampler', inputs: { noise_seed: 2 } } })?.seed).toBe('1');
+    // A KSampler with a plain seed before another node that also has one (Impact Pack's FaceDetailer,
+    // say, with the lower id).
+    expect(read({ '1': { class_type: 'FaceDetailer', inputs: { seed: 1 } }, '3': { class_type: 'KSampler', inputs: { seed: 3 } } })?.seed).toBe('3');
     expect(read({ '2': g['2'], '5': { class_type: 'Other', inputs: { noise_seed: 5 } } })?.seed).toBe('5');
     // A node with only a noise link is a sampler only by its class.
     expect(read({ '2': g['2'], '5': { class_type: 'Other', inputs: { noise: ['6', 0] } }, '6': { class_type: 'RandomNoise', inputs: { noise_seed: 6 } } })?.seed).toBe('6');

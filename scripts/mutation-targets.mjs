@@ -92,7 +92,7 @@ export const TARGETS = {
     'generator-fooocus': ['test/generator-fooocus.test.ts'],
     'generator-invokeai': ['test/generator-invokeai.test.ts'],
     'generator-json-tools': ['test/generator-json-tools.test.ts'],
-    'generator-metadata': [],
+    'generator-metadata': ['test/generator-metadata-choice.test.ts'],
     'generator-midjourney': ['test/generator-midjourney.test.ts'],
     'generator-novelai': ['test/generator-novelai.test.ts'],
     'generator-sdnext': ['test/generator-sdnext.test.ts'],

@@ -2,9 +2,11 @@
 // record is reported when a file holds several (rank, then strength, then the order found), how a
 // NovelAI signature's copies are judged, and the notes. Each file is built field by field in the
 // layout its writer uses (test/helpers/generator-fixtures.ts cites them).
+import { sign } from 'node:crypto';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { generatorMetadata, judgeGeneratorMetadata } from '../src/detectors/generator-metadata.js';
+import { decodePixels } from '../src/media/pixels.js';
 import type { DetectorOutcome } from '../src/types.js';
 import { concat } from './fixtures/make.js';
 import {
@@ -22,7 +24,7 @@ import {
   writeAlphaBits,
   xmpPacket,
 } from './helpers/generator-fixtures.js';
-import { TEST_KEY, novelAiPng, storedComment } from './helpers/novelai-signed.js';
+import { CANONICAL, TEST_KEY, keys, novelAiPng, rgbOf, storedComment } from './helpers/novelai-signed.js';
 
 const TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
 const judge = (bytes: Uint8Array, type: keyof typeof TYPES = 'png', key = false): Promise<DetectorOutcome> =>
@@ -195,6 +197,22 @@ describe('which record is reported', () => {
     const before = [tEXt('Software', 'NovelAI'), tEXt('Comment', storedComment(Buffer.alloc(64).toString('base64')))];
     const out = await judge(novelAiPng({ alpha: true, before }), 'png', true);
     expect(out).toMatchObject({ confidence: 0.99, generator: { tool: 'novelai', where: 'png:tEXt:Comment', signature: 'valid' } });
+  });
+});
+
+describe('a signed Comment in a JPEG', () => {
+  it('is invalid even when the decoded pixels carry a signature that verifies: NovelAI signs PNG and WebP pixels', async () => {
+    const image = new Uint8Array(await sharp({ create: { width: 16, height: 16, channels: 3, background: '#336699' } }).jpeg().toBuffer());
+    const unsigned = (comment: string) => {
+      const tiff = tiffBlock({ ifd0: [{ tag: SOFTWARE, type: 2, value: 'NovelAI' }], exif: [{ tag: USER_COMMENT, type: 7, value: userComment(comment, 'ascii') }] });
+      const payload = concat(new TextEncoder().encode('Exif\0\0'), tiff);
+      const app1 = concat(new Uint8Array([0xff, 0xe1, ((payload.length + 2) >> 8) & 0xff, (payload.length + 2) & 0xff]), payload);
+      return concat(image.subarray(0, 2), app1, image.subarray(2));
+    };
+    const pixels = await decodePixels(unsigned('x').slice());
+    const signature = sign(null, concat(rgbOf(pixels), Buffer.from(CANONICAL, 'utf8')), keys.privateKey).toString('base64');
+    const out = await judge(unsigned(storedComment(signature)), 'jpeg', true);
+    expect(out).toMatchObject({ confidence: 0.7, generator: { tool: 'novelai', where: 'exif:UserComment', signature: 'invalid' } });
   });
 });
 

@@ -83,6 +83,8 @@ describe('seedString', () => {
     expect(seedString(parsed.seed)).toBe('18446744073709551616');
     expect(seedString(parsed.seed, '{"seed": 1}')).toBe('18446744073709551616');
     expect(seedString(2 ** 53)).toBe('9007199254740992');
+    // A safe integer is written as it is, even when a zero-padded run of the same digits comes first.
+    expect(seedString(1234567890123456, '{"name": "img_01234567890123456", "seed": 1234567890123456}')).toBe('1234567890123456');
   });
 });
 
@@ -95,6 +97,9 @@ describe('clipPrompt', () => {
 
   it(`cut to ${MAX_PROMPT_CHARS} characters, never inside a surrogate pair`, () => {
     expect(clipPrompt('x'.repeat(MAX_PROMPT_CHARS))).toBe('x'.repeat(MAX_PROMPT_CHARS));
+    // Whole at exactly 500, even ending in a lone high surrogate (only a cut looks at the last one).
+    const lone = `${'x'.repeat(MAX_PROMPT_CHARS - 1)}\ud800`;
+    expect(clipPrompt(lone)).toBe(lone);
     expect(clipPrompt('x'.repeat(MAX_PROMPT_CHARS + 1))).toBe('x'.repeat(MAX_PROMPT_CHARS));
     const pairAcross = `${'x'.repeat(MAX_PROMPT_CHARS - 1)}😀tail`;
     expect(clipPrompt(pairAcross)).toBe('x'.repeat(MAX_PROMPT_CHARS - 1));

@@ -41,6 +41,7 @@ describe('comfyUserCommentCandidate', () => {
     expect(comment({ ...graph, extraMetadata: 'not json' })?.record).toStrictEqual({ tool: 'comfyui', app: 'ComfyUI', where: W, model: 'm.safetensors' });
     expect(comment({ ...graph, extraMetadata: JSON.stringify({ steps: 20 }) })?.record).toStrictEqual({ tool: 'comfyui', app: 'ComfyUI', where: W, model: 'm.safetensors' });
     expect(comment({ note: 'x' })).toBeUndefined();
+    expect(comment({ extraMetadata: JSON.stringify(extra) })).toBeUndefined();
   });
 
   it("a seed past 2^53 from the extraMetadata's text, or from the whole comment when it is an object", () => {
@@ -49,6 +50,11 @@ describe('comfyUserCommentCandidate', () => {
     expect(comment({ ...graph, extraMetadata: text })?.record.seed).toBe('18446744073709551615');
     const raw = `{"4": ${JSON.stringify(GRAPH['4'])}, "extraMetadata": ${text}}`;
     expect(comfyUserCommentCandidate(JSON.parse(raw), raw, W)?.record.seed).toBe('18446744073709551615');
+    // Looked up in the extraMetadata's own text, not in the graph's, where another literal of the
+    // same double may come first.
+    const loader = { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'm.safetensors', note: 0 } };
+    const graphFirst = `{"4": ${JSON.stringify(loader).replace('"note":0', '"note":18446744073709551614')}, "extraMetadata": ${JSON.stringify(text)}}`;
+    expect(comfyUserCommentCandidate(JSON.parse(graphFirst), graphFirst, W)?.record.seed).toBe('18446744073709551615');
   });
 });
 
@@ -93,6 +99,12 @@ describe('graphOverText', () => {
     }
   });
 
+  it('only the fields the text has', () => {
+    const g = graph();
+    const seedOnly: Candidate = { record: { tool: 'automatic1111', app: 'AUTOMATIC1111', where: 'png:tEXt:parameters', seed: '1' }, rank: RANK.generic, strength: 'structured' };
+    expect(graphOverText(seedOnly, g)).toStrictEqual([g]);
+  });
+
   it('both unchanged for a more specific text (Fooocus) or another tool; either alone as it is', () => {
     const fooocus = text('fooocus', RANK.specific);
     expect(graphOverText(fooocus, graph())).toStrictEqual([fooocus, graph()]);
@@ -115,6 +127,7 @@ describe('isComfySaveNodeSettings', () => {
     ['Lora_12 Model name', true],
     ['Lora_1234 Model name', true],
     ['Embedding_0 name', true],
+    ['Embedding_12 name', true],
     ['Lora_12345 Model name', false],
     ['Lora_ Model name', false],
     ['xLora_0 Model name', false],

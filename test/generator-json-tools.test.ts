@@ -67,6 +67,7 @@ describe('RuinedFooocus, Stability Matrix, Tensor.Art, InvokeAI 3.x', () => {
     expect(tensorArtCandidate(text, 'png:tEXt:generation_data')).toStrictEqual(full('tensorart', 'Tensor.Art', 'png:tEXt:generation_data'));
     expect(tensorArtCandidate(JSON.stringify({ prompt: 'a cat', baseModel: 'm' }), W)?.record).toStrictEqual({ tool: 'tensorart', app: 'Tensor.Art', where: W, prompt: 'a cat' });
     expect(tensorArtCandidate('not json', W)).toBeUndefined();
+    expect(tensorArtCandidate('{"seed": 3}', W)?.record).toStrictEqual({ tool: 'tensorart', app: 'Tensor.Art', where: W, seed: '3' });
   });
 
   it('InvokeAI invokeai_metadata: positive_prompt, seed, model as model_name, name or a string', () => {
@@ -96,5 +97,7 @@ describe('jsonToolCandidate', () => {
     expect(jsonToolCandidate('{}', W, {}, true)?.record.tool).toBe('fooocus');
     expect(jsonToolCandidate('{}', W, {}, false)).toBeUndefined();
     expect(jsonToolCandidate('', W, undefined, true)).toBeUndefined();
+    // The caller's parse is the answer: no object given, no record, whatever the text.
+    expect(jsonToolCandidate(JSON.stringify(both), W, undefined, true)).toBeUndefined();
   });
 });

@@ -47,6 +47,12 @@ describe('fooocusPlusCandidate', () => {
       prompt: 'a red fox',
     });
     expect(fooocusPlusCandidate(undefined, '', 'exif:UserComment', true)).toBeUndefined();
+    expect(fooocusPlusCandidate({ 'Backend Engine': 'Fooocus', Seed: '1' }, '', 'exif:UserComment', false)?.record).toStrictEqual({
+      tool: 'fooocus',
+      app: 'FooocusPlus',
+      where: 'exif:UserComment',
+      seed: '1',
+    });
   });
 
   it('a numeric seed past 2^53 from the raw text', () => {

@@ -70,6 +70,11 @@ describe('novelAiCandidate', () => {
     expect(novelAiCandidate({ comment: outer }, WHERE)?.record).toMatchObject({ seed: '5', prompt: 'inner' });
     const notJson = JSON.stringify({ Comment: 'plain text', prompt: 'outer', request_type: 'x' });
     expect(novelAiCandidate({ comment: notJson }, WHERE)?.record.prompt).toBe('outer');
+    // A "Comment" that is not a string is only a key of the settings.
+    for (const inner of [{ seed: 5 }, 5, null]) {
+      const c = JSON.stringify({ Comment: inner, seed: 6, request_type: 'x' });
+      expect(novelAiCandidate({ comment: c }, WHERE)?.record).toStrictEqual({ tool: 'novelai', app: 'NovelAI', where: WHERE, seed: '6' });
+    }
   });
 
   it('a seed past 2^53 as written', () => {

@@ -27,7 +27,6 @@ import {
   writeAlphaBits,
   xmpPacket,
   zTXt,
-  type PngPixels,
 } from './helpers/generator-fixtures.js';
 import { CANONICAL, TEST_KEY, keys, novelAiPng, rgbOf, storedComment } from './helpers/novelai-signed.js';
 

@@ -123,7 +123,31 @@ export const TARGETS = {
     source: 'src/media/xmp-hints.ts',
     tests: ['test/xmp-hints.test.ts', 'test/xmp-property.test.ts', 'test/c2pa-explained-xmp.test.ts'],
   },
+  // The generator-record readers (issue 34): each with its own unit tests and the two suites that
+  // judge whole files (generator-records: the formats beyond the basic ones; generator-metadata).
+  ...generatorTargets({
+    'generator-a1111': ['test/generator-a1111.test.ts'],
+    'generator-comfyui': ['test/generator-comfyui.test.ts'],
+    'generator-comfyui-forms': ['test/generator-comfyui-forms.test.ts'],
+    'generator-fields': ['test/generator-fields.test.ts'],
+    'generator-fooocus': ['test/generator-fooocus.test.ts'],
+    'generator-invokeai': ['test/generator-invokeai.test.ts'],
+    'generator-json-tools': ['test/generator-json-tools.test.ts'],
+    'generator-metadata': ['test/generator-metadata-choice.test.ts'],
+    'generator-midjourney': ['test/generator-midjourney.test.ts'],
+    'generator-novelai': ['test/generator-novelai.test.ts'],
+    'generator-sdnext': ['test/generator-sdnext.test.ts'],
+    'generator-sources': ['test/generator-sources.test.ts'],
+  }),
 };
+
+/** `src/detectors/<name>.ts` for each name, run with its own test files and the two whole-file suites. */
+function generatorTargets(own) {
+  const whole = ['test/generator-records.test.ts', 'test/generator-metadata.test.ts'];
+  return Object.fromEntries(
+    Object.entries(own).map(([name, tests]) => [name, { source: `src/detectors/${name}.ts`, tests: [...tests, ...whole] }]),
+  );
+}
 
 /** The targets named in MUTATE (comma-separated), or all of them. */
 export function selectedTargets(env = process.env) {

@@ -4,7 +4,8 @@
 // the regex itself, which JavaScript runs the same way on ASCII text.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { a1111Candidate, parseA1111 } from '../src/detectors/generator-a1111.js';
+import { a1111Candidate, dreamCandidate, parseA1111 } from '../src/detectors/generator-a1111.js';
+import { RANK } from '../src/detectors/generator-fields.js';
 
 /** A1111's re_param_code, verbatim. */
 const RE_PARAM = /\s*(\w[\w \-/]+):\s*("(?:\\.|[^\\"])+"|[^,]*)(?:,|$)/g;
@@ -50,6 +51,19 @@ describe('the A1111 settings line', () => {
       ['Steps: 20, Empty: "", Seed: 5', { Steps: '20', Empty: '""', Seed: '5' }],
       ['Steps: 20, a: 1, Seed : 5, -x-y: 2', { Steps: '20', Seed: '5', 'x-y': '2' }],
       ['Steps: 20, Model: v1:5, Seed: 5', { Steps: '20', Model: 'v1:5', Seed: '5' }],
+      // quote() in create_infotext: a value with `,`, `:` or a newline is json.dumps'd, escapes and all,
+      // and may be the last setting of the line.
+      ['Steps: 20, Seed: 5, Note: "a \\"b\\", c"', { Steps: '20', Seed: '5', Note: 'a \\"b\\", c' }],
+      ['Steps: 20, Seed: 5, Note: "a, b"', { Steps: '20', Seed: '5', Note: 'a, b' }],
+      ['Steps: 20, Seed: 5, Note: "x, ab:c", Size: 3', { Steps: '20', Seed: '5', Note: 'x, ab:c', Size: '3' }],
+      // `\s*` before a value is any whitespace (tab, CR), and only whitespace.
+      ['Steps: 20, Seed: 5, Note:\t"a, b", Size: 3', { Steps: '20', Seed: '5', Note: 'a, b', Size: '3' }],
+      ['Steps: 20, Seed: 5, Note:\r"a, b", Size: 3', { Steps: '20', Seed: '5', Note: 'a, b', Size: '3' }],
+      ['Steps: 20, Seed: 5, Note:\u0001"a, b", Size: 3', { Steps: '20', Seed: '5', Note: '\u0001"a', Size: '3' }],
+      // Keys: digits and `_` are word characters, `~` is not (the key starts after it).
+      ['Steps: 20, Seed: 5, v9: 1, 9x: 2, ab~cd: 3', { Steps: '20', Seed: '5', v9: '1', '9x': '2', cd: '3' }],
+      // A colon at the very start of the line has no key; the pairs after it are read.
+      [':x, Steps: 20, Seed: 5, Size: 3', { Steps: '20', Seed: '5', Size: '3' }],
     ];
     for (const [line, want] of cases) {
       expect(Object.fromEntries(parseA1111(line)!.settings), line).toEqual(want);
@@ -69,5 +83,111 @@ describe('the A1111 settings line', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('what an A1111 text is, and the record it gives', () => {
+  const settings = 'Steps: 20, Sampler: Euler a, CFG scale: 7, Seed: 1234, Size: 512x512, Model: dreamshaper_8';
+
+  it('needs three pairs on its last line, with Steps or Seed among them', () => {
+    expect(parseA1111('a cat\nSteps: 20, Seed: 5')).toBeUndefined();
+    expect(parseA1111('a cat\nSampler: Euler, Size: 1x1, Model: m')).toBeUndefined();
+    expect(parseA1111('a cat\nSteps: 20, Sampler: Euler, Size: 1x1')?.settings.get('Steps')).toBe('20');
+    expect(parseA1111('a cat\nSeed: 5, Sampler: Euler, Size: 1x1')?.settings.get('Seed')).toBe('5');
+  });
+
+  it('the prompt is every line before the settings (or before "Negative prompt:"), trimmed; a trailing newline is no last line', () => {
+    expect(parseA1111(`a cat\non a mat  \n${settings}\n`)?.prompt).toBe('a cat\non a mat');
+    expect(parseA1111(`a cat\nNegative prompt: blurry\n${settings}`)?.prompt).toBe('a cat');
+    expect(parseA1111(`Negative prompt: blurry\n${settings}`)?.prompt).toBe('');
+  });
+
+  it('reads the settings line up to 64 KiB and 500 pairs, keys up to 64 characters', () => {
+    const pad = 'x'.repeat(64 * 1024);
+    expect(parseA1111(`${settings}, Pad: ${pad}, Late: 1`)?.settings.has('Late')).toBe(false);
+    const many = Array.from({ length: 497 }, (_, i) => `k${i}: ${i}`).join(', ');
+    const parsed = parseA1111(`Steps: 1, Seed: 2, Size: 3, ${many}, Last: 1`)!;
+    expect(parsed.settings.size).toBe(500);
+    expect(parsed.settings.has('Last')).toBe(false);
+    const long = `K${'k'.repeat(64)}`;
+    expect(parseA1111(`Steps: 1, Seed: 2, Size: 3, ${long}: 1, ${long.slice(1)}: 2`)!.settings.get(long.slice(1))).toBe('2');
+    expect(parseA1111(`Steps: 1, Seed: 2, Size: 3, ${long}: 1`)!.settings.has(long)).toBe(false);
+  });
+
+  // The fork from App and Version (sd-metadata's rules); A1111's own Version is `git describe --tags`
+  // (modules/launch_utils.py git_tag), such as "v1.6.0-2-g4afaaf8a" on a checkout past a tag.
+  it.each([
+    ['Version: v1.6.0-2-g4afaaf8a', 'automatic1111', 'AUTOMATIC1111'],
+    ['Version: v1.10.1-neon', 'automatic1111', 'AUTOMATIC1111'],
+    ['Version: neo', 'automatic1111', 'Forge Neo'],
+    ['Version: classic-1.2', 'automatic1111', 'Forge Classic'],
+    ['Version: v1.10.1-classic', 'automatic1111', 'AUTOMATIC1111'],
+    ['Version: v1.10.1-RC-reForge', 'automatic1111', 'reForge'],
+    ['Version: f2.0.1v1.10.1-previous-313-g8a042934', 'automatic1111', 'Stable Diffusion WebUI Forge'],
+    ['Version: Fooocus v2.5.5', 'fooocus', 'Fooocus'],
+    ['Version: v1.10.1 Fooocus', 'automatic1111', 'AUTOMATIC1111'],
+    ['Version: ComfyUI', 'comfyui', 'ComfyUI'],
+    ['Version: v1.10.1 ComfyUI', 'automatic1111', 'AUTOMATIC1111'],
+    ['App: SD.Next, Version: 2f3b8a1', 'automatic1111', 'SD.Next'],
+    ['App: SDNext, Version: 2f3b8a1', 'automatic1111', 'SD.Next'],
+    ['App: Not SD.Next', 'automatic1111', 'AUTOMATIC1111'],
+    ['App: SD.Next fork', 'automatic1111', 'AUTOMATIC1111'],
+  ])('%s: tool %s, app %s', (extra, tool, app) => {
+    const c = a1111Candidate(`a cat\n${settings}, ${extra}`, 'png:tEXt:parameters')!;
+    expect(c.record).toStrictEqual({ tool, app, where: 'png:tEXt:parameters', model: 'dreamshaper_8', seed: '1234', prompt: 'a cat' });
+    expect(c.rank).toBe(tool === 'fooocus' ? RANK.specific : RANK.generic);
+    expect(c.strength).toBe('structured');
+  });
+
+  it('states only the fields the text has', () => {
+    expect(a1111Candidate('Steps: 20, Sampler: Euler, Size: 1x1', 'exif:UserComment')?.record).toStrictEqual({
+      tool: 'automatic1111',
+      app: 'AUTOMATIC1111',
+      where: 'exif:UserComment',
+    });
+    expect(a1111Candidate('just a caption', 'exif:UserComment')).toBeUndefined();
+  });
+});
+
+// InvokeAI 2.x's Dream (ldm/invoke/args.py dream_prompt_str): the prompt, quoted before 2.2, then
+// the switches `-s steps -S seed -W -H -C -A`, which argparse also reads without the space.
+describe("InvokeAI 2.x's Dream text", () => {
+  const record = (seed?: string, prompt?: string) => ({
+    tool: 'invokeai',
+    app: 'InvokeAI',
+    where: 'png:tEXt:Dream',
+    ...(seed === undefined ? {} : { seed }),
+    ...(prompt === undefined ? {} : { prompt }),
+  });
+  const read = (text: string) => dreamCandidate(text, 'png:tEXt:Dream');
+
+  it.each([
+    ['"a cat" -s 50 -S 42 -W 512 -H 512 -C 7.5 -A k_lms', '42', 'a cat'],
+    ['a cat -s 50 -S 42 -W 512 -H 512', '42', 'a cat'],
+    ['a "quoted" cat -s 50 -S 42', '42', 'a "quoted" cat'],
+    ['a"quoted" cat -S 42', '42', 'a"quoted" cat'],
+    ['"a \\"quoted\\" cat" -S 42', '42', 'a \\"quoted\\" cat'],
+    ['"a cat"-S 42', '42', 'a cat'],
+    ['"a cat" -S42', '42', 'a cat'],
+    ['"a cat" --seed=42', '42', 'a cat'],
+    ['"a cat" --seed 42', '42', 'a cat'],
+    ['"a cat" -s 50', undefined, 'a cat'],
+    ['"a cat" -s50', undefined, 'a cat'],
+    ['"" -S 42', '42', undefined],
+  ])('%s', (text, seed, prompt) => {
+    const c = read(text)!;
+    expect(c.record).toStrictEqual(record(seed, prompt));
+    expect(c.rank).toBe(RANK.specific);
+    expect(c.strength).toBe('structured');
+  });
+
+  it('no steps or seed switch: no Dream record', () => {
+    expect(read('"a cat" -W 512 -H 512')).toBeUndefined();
+    expect(read('a cat x-S 42 y-s 50')).toBeUndefined();
+  });
+
+  it('reads the first 64 KiB for the quoted form', () => {
+    const long = `"${'a'.repeat(70 * 1024)}" -S 42`;
+    expect(read(long)!.record.prompt).toBe(`"${'a'.repeat(499)}`);
   });
 });

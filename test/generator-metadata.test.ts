@@ -1,7 +1,7 @@
 // generator_metadata on files built here: each tool's record in each container it writes, the
 // choice between several records, NovelAI's Ed25519 signature (signed here with a test key pair,
 // injected into the verifier), and hostile files, each answered correctly and quickly.
-import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { sign, type KeyObject } from 'node:crypto';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { generatorMetadata, judgeGeneratorMetadata } from '../src/detectors/generator-metadata.js';
@@ -27,8 +27,8 @@ import {
   writeAlphaBits,
   xmpPacket,
   zTXt,
-  type PngPixels,
 } from './helpers/generator-fixtures.js';
+import { CANONICAL, TEST_KEY, keys, novelAiPng, rgbOf, storedComment } from './helpers/novelai-signed.js';
 
 const TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' } as const;
 
@@ -289,41 +289,6 @@ describe('Midjourney, Google AI, Firefly and plain IPTC source types', () => {
 
 // ---------------------------------------------------------------------------------------------
 // NovelAI
-
-const keys = generateKeyPairSync('ed25519');
-const TEST_KEY = keys.publicKey;
-
-/** What Python's json.dumps writes for the settings below (the signed text). */
-const CANONICAL =
-  '{"prompt": " a caf\\u00e9 at dusk", "steps": 28, "scale": 5.0, "cfg_rescale": 1e-05, "seed": 3735928559, "big": 123456789012345678901234567890, "noise_schedule": "native"}';
-
-/** The same settings as NovelAI's file might spell them: raw UTF-8, 5.00, 0.00001, no spaces. */
-function storedComment(signature: string): string {
-  return `{"prompt":" a café at dusk","steps":28,"scale":5.00,"cfg_rescale":0.00001,"seed":3735928559,"big":123456789012345678901234567890,"noise_schedule":"native","signed_hash":"${signature}"}`;
-}
-
-function rgbOf(p: PngPixels): Uint8Array {
-  const n = p.width * p.height;
-  const out = new Uint8Array(n * 3);
-  for (let i = 0; i < n; i++) out.set(p.data.subarray(i * p.channels, i * p.channels + 3), i * 3);
-  return out;
-}
-
-/** A NovelAI-style PNG signed with the test key: text chunks and/or the alpha copy. */
-function novelAiPng(opts: { text?: boolean; alpha?: boolean; channels?: 3 | 4; tamper?: boolean; signed?: boolean; claimBits?: number }) {
-  const pixels = patternPixels(64, 64, opts.channels ?? 4);
-  const signature = sign(null, concat(rgbOf(pixels), Buffer.from(CANONICAL, 'utf8')), keys.privateKey).toString('base64');
-  const comment = opts.signed === false ? storedComment('').replace(',"signed_hash":""', '') : storedComment(signature);
-  if (opts.alpha) {
-    const json = JSON.stringify({ Description: ' a café at dusk', Software: 'NovelAI', Source: 'NovelAI Diffusion V4.5 4BDE2A90', Comment: comment });
-    writeAlphaBits(pixels, stealthBytes('stealth_pngcomp', new TextEncoder().encode(json), opts.claimBits));
-  }
-  if (opts.tamper) pixels.data[0] = pixels.data[0]! ^ 1; // red of pixel (0,0), after signing
-  const chunks = opts.text
-    ? [tEXt('Software', 'NovelAI'), tEXt('Source', 'NovelAI Diffusion V4.5 4BDE2A90'), tEXt('Description', ' a café at dusk'), tEXt('Comment', comment)]
-    : [];
-  return makePng(pixels, { before: chunks });
-}
 
 describe('NovelAI and its Ed25519 signature', () => {
   it('verifies the file-level and the alpha copy with the injected key: 0.99', async () => {

@@ -97,11 +97,11 @@ export function parseA1111(text: string): A1111Parameters | undefined {
   return { prompt, settings };
 }
 
-/** The fork an A1111-style text names, from its Version and App fields (sd-metadata's rules). */
+/** The fork an A1111-style text names, from its App and Version fields (sd-metadata's rules). */
 function appOf(settings: Map<string, string>): { tool: string; app: string } {
   const version = settings.get('Version') ?? '';
-  const app = settings.get('App') ?? '';
-  if (/^SD\.?Next$/i.test(app) || isSdNextSettings(settings)) return { tool: 'automatic1111', app: 'SD.Next' };
+  // `App: SD.Next`, or the keys only SD.Next writes (generator-sdnext.ts).
+  if (isSdNextSettings(settings)) return { tool: 'automatic1111', app: 'SD.Next' };
   if (/^neo/i.test(version)) return { tool: 'automatic1111', app: 'Forge Neo' };
   if (/^classic/i.test(version)) return { tool: 'automatic1111', app: 'Forge Classic' };
   if (/reforge/i.test(version)) return { tool: 'automatic1111', app: 'reForge' };

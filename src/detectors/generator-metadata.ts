@@ -244,11 +244,9 @@ export interface GeneratorMetadataOptions {
   novelAiPublicKey?: KeyObject;
 }
 
+/** By rank, then strength; ties keep the order found (Array.prototype.sort is stable). */
 function sortCandidates(candidates: Candidate[]): Candidate[] {
-  return candidates
-    .map((c, i) => ({ c, i }))
-    .sort((a, b) => a.c.rank - b.c.rank || STRENGTH_ORDER[a.c.strength] - STRENGTH_ORDER[b.c.strength] || a.i - b.i)
-    .map(({ c }) => c);
+  return [...candidates].sort((a, b) => a.rank - b.rank || STRENGTH_ORDER[a.strength] - STRENGTH_ORDER[b.strength]);
 }
 
 /** Judges `media`: the most specific record found, or not_found, or unavailable. */

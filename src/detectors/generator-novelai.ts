@@ -4,7 +4,7 @@
 // Description, UserComment -> Comment). The alpha-channel copy ("stealth_pngcomp") is one JSON
 // object with the same keys, Comment a JSON string inside it.
 import type { GeneratorRecord } from '../types.js';
-import { RANK, clipPrompt, isObject, modelName, parseJsonObject, seedString, str, type Candidate, type JsonObject } from './generator-fields.js';
+import { RANK, clipPrompt, modelName, parseJsonObject, seedString, str, type Candidate, type JsonObject } from './generator-fields.js';
 
 /** Keys only NovelAI's generation settings have (with `signed_hash`). */
 const NOVELAI_KEYS = ['signed_hash', 'noise_schedule', 'uncond_scale', 'v4_prompt', 'legacy_v3_extend', 'request_type'];
@@ -45,7 +45,7 @@ export function novelAiCandidate(fields: NovelAiFields, where: string): Candidat
 /** The fields of an alpha-channel payload that is NovelAI's JSON, or undefined when it is not. */
 export function alphaNovelAiFields(text: string): NovelAiFields | undefined {
   const json = parseJsonObject(text);
-  if (!json || !isObject(json)) return undefined;
+  if (!json) return undefined;
   return {
     software: str(json['Software']),
     source: str(json['Source']),

@@ -3,6 +3,9 @@
 //    held to a core of its own (taskset), as one-core machines would run them: the speed-up;
 //  - the same folder by one worker with the machine's threads, against a plain `check --json` of
 //    it with as many: what the queue and the result writes cost per input;
+//  - beside it, the same split without any queue: `check --json` held to one core on every file,
+//    and two of them at once, each held to a core of its own, on every other file: what this
+//    machine's two cores give two independent processes (the fleet's speed-up cannot beat it);
 //  - the queue's own ceiling: batches claimed and completed per second with empty work (the
 //    workers' real loop: claim, read the scan, read the batch's rows, acknowledge), which bounds
 //    how many machines one PostgreSQL can feed;
@@ -11,6 +14,7 @@
 // its own made on PROVENANCE_BENCH_QUEUE's server (default the local one) and dropped after.
 // Figures go into docs/PERFORMANCE.md by hand; nothing here is a pass/fail test.
 import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -23,12 +27,17 @@ import { buildScanFolder } from './bench-folders.js';
 import { listFiles, median } from './bench-kit.js';
 import { sha256Ms } from './machine-speed.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
+// npm runs the benches from the project's root (scripts/run-ts.mjs bundles this file elsewhere).
+const ROOT = resolve('.');
 const BIN = join(ROOT, 'bin', 'provenance.js');
 const BENCH = join(ROOT, '.bench');
 const SERVER = process.env.PROVENANCE_BENCH_QUEUE || 'postgres://postgres@127.0.0.1:5432/postgres';
-/** Inputs per job in the timed scans: 22 jobs for 1,100 files, so two workers split them evenly (200 would make 6, and the last one's tail would cap two workers at 1.83x). */
-const BATCH = 50;
+/**
+ * Inputs per job in the one-core worker rows: 22 jobs for 1,100 files, so two workers split them
+ * evenly (the default 200 makes 6, and the last one's tail would cap two workers at 1.83x). The
+ * row against `check --json` runs the default.
+ */
+const SPLIT_BATCH = 50;
 const CEILING_JOBS = 4000;
 const CEILING_LOOPS = 8;
 
@@ -78,6 +87,24 @@ async function timed(...commands: [string, string[]][]): Promise<number> {
   return performance.now() - t0;
 }
 
+/** CPU seconds used so far by this machine's PostgreSQL processes (user + system, from /proc). */
+function postgresCpuSeconds(): number {
+  let ticks = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (comm !== 'postgres') continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return ticks / 100; // USER_HZ
+}
+
 function warm(files: string[]): void {
   for (const f of files) execFileSync('cat', [f], { stdio: 'ignore' });
 }
@@ -85,12 +112,15 @@ function warm(files: string[]): void {
 interface FleetRun {
   startMs: number;
   workMs: number;
+  /** PostgreSQL's CPU seconds meanwhile (when the server runs on this machine). */
+  postgresCpu: number;
 }
 
 /** scan start, then `workers` (each `[taskset core | undefined, threads]`) with --until-empty; results checked. */
-async function fleetRun(dir: string, files: number, workers: [number | undefined, number][]): Promise<FleetRun> {
+async function fleetRun(dir: string, files: number, workers: [number | undefined, number][], batch?: number): Promise<FleetRun> {
   const queue = await freshQueue();
-  const startMs = await timed([process.execPath, [BIN, 'scan', 'start', 'bench', dir, '--queue', queue, '--batch', String(BATCH), '--quiet']]);
+  const cpu0 = postgresCpuSeconds();
+  const startMs = await timed([process.execPath, [BIN, 'scan', 'start', 'bench', dir, '--queue', queue, ...(batch ? ['--batch', String(batch)] : []), '--quiet']]);
   const workMs = await timed(
     ...workers.map(([core, threads]): [string, string[]] => {
       const args = [BIN, 'scan', 'worker', '--queue', queue, '--until-empty', '--quiet', '--concurrency', String(threads)];
@@ -102,7 +132,7 @@ async function fleetRun(dir: string, files: number, workers: [number | undefined
   const { rows } = await client.query(`SELECT count(*)::int AS n FROM ${SCAN_SCHEMA}.inputs WHERE scan = 'bench' AND line IS NOT NULL`);
   await client.end();
   if (rows[0].n !== files) throw new Error(`the scan wrote ${rows[0].n} results for ${files} files`);
-  return { startMs, workMs };
+  return { startMs, workMs, postgresCpu: postgresCpuSeconds() - cpu0 };
 }
 
 /** Batches claimed and acknowledged per second by CEILING_LOOPS worker loops with nothing to check. */
@@ -141,7 +171,35 @@ async function main(): Promise<void> {
   console.log(`${files.length} files, ${cores} cores, node ${process.version}, queue server ${new URL(SERVER).host}`);
   if (cores < 2) throw new Error('the two-worker row needs two cores');
 
-  const rows: Record<string, number[]> = { check: [], oneWorker: [], start: [], onePinned: [], twoPinned: [], ceiling: [], gauge: [] };
+  // Two halves of equal work for the split without a queue: the folder alternates large and small
+  // camera JPEGs, so files 0 and 3 of every four go to one half, 1 and 2 to the other.
+  const halves = [0, 1].map((half) => {
+    const list = join(BENCH, `fleet-half-${half}.txt`);
+    writeFileSync(list, files.filter((_, i) => (i % 4 === 0 || i % 4 === 3) === (half === 0)).join('\n') + '\n');
+    return list;
+  });
+  const allList = join(BENCH, 'fleet-all.txt');
+  writeFileSync(allList, files.join('\n') + '\n');
+  const pinnedCheck = (core: number, list: string): [string, string[]] => ['taskset', ['-c', String(core), process.execPath, BIN, 'check', '--json', '--concurrency', '1', '--files-from', list]];
+
+  // An empty folder: what each side costs before its first input (process, engine, connections).
+  const empty = join(BENCH, 'fleet-empty');
+  mkdirSync(empty, { recursive: true });
+
+  const rows: Record<string, number[]> = {
+    check: [],
+    oneWorker: [],
+    start: [],
+    checkEmpty: [],
+    fleetEmpty: [],
+    onePinned: [],
+    twoPinned: [],
+    twoPinnedPostgresCpu: [],
+    checkOnePinned: [],
+    checkTwoPinned: [],
+    ceiling: [],
+    gauge: [],
+  };
   for (let i = 0; i < runs; i++) {
     rows.gauge!.push(sha256Ms(new Uint8Array(1 << 20)));
     warm(files);
@@ -150,12 +208,25 @@ async function main(): Promise<void> {
     const one = await fleetRun(dir, files.length, [[undefined, cores]]);
     rows.oneWorker!.push(one.startMs + one.workMs);
     rows.start!.push(one.startMs);
+    rows.checkEmpty!.push(await timed([process.execPath, [BIN, 'check', '--json', '--allow-empty', '--concurrency', String(cores), empty]]));
+    const none = await fleetRun(empty, 0, [[undefined, cores]]);
+    rows.fleetEmpty!.push(none.startMs + none.workMs);
     warm(files);
-    rows.onePinned!.push((await fleetRun(dir, files.length, [[0, 1]])).workMs);
+    rows.onePinned!.push((await fleetRun(dir, files.length, [[0, 1]], SPLIT_BATCH)).workMs);
     warm(files);
-    rows.twoPinned!.push((await fleetRun(dir, files.length, [[0, 1], [1, 1]])).workMs);
+    const two = await fleetRun(dir, files.length, [[0, 1], [1, 1]], SPLIT_BATCH);
+    rows.twoPinned!.push(two.workMs);
+    rows.twoPinnedPostgresCpu!.push(two.postgresCpu);
+    warm(files);
+    rows.checkOnePinned!.push(await timed(pinnedCheck(0, allList)));
+    warm(files);
+    rows.checkTwoPinned!.push(await timed(pinnedCheck(0, halves[0]!), pinnedCheck(1, halves[1]!)));
     rows.ceiling!.push(await queueCeiling());
-    console.log(`round ${i + 1}: check ${(rows.check!.at(-1)! / 1000).toFixed(2)} s, fleet of one ${(rows.oneWorker!.at(-1)! / 1000).toFixed(2)} s, one pinned ${(rows.onePinned!.at(-1)! / 1000).toFixed(2)} s, two pinned ${(rows.twoPinned!.at(-1)! / 1000).toFixed(2)} s, queue ${rows.ceiling!.at(-1)!.toFixed(0)} batches/s`);
+    const sec = (k: string) => (rows[k]!.at(-1)! / 1000).toFixed(2);
+    console.log(
+      `round ${i + 1}: check ${sec('check')} s, fleet of one ${sec('oneWorker')} s, one pinned ${sec('onePinned')} s, two pinned ${sec('twoPinned')} s, ` +
+        `check pinned ${sec('checkOnePinned')} s, two checks pinned ${sec('checkTwoPinned')} s, queue ${rows.ceiling!.at(-1)!.toFixed(0)} batches/s`,
+    );
   }
   await admin(`DROP DATABASE IF EXISTS provenance_bench_fleet_${process.pid} WITH (FORCE)`);
 
@@ -166,9 +237,17 @@ async function main(): Promise<void> {
   console.log(`\n== medians of ${runs} rounds (machine gauge: SHA-256 of 1 MiB in ${m('gauge').toFixed(2)} ms; rounds ${rows.gauge!.map((g) => g.toFixed(2)).join(', ')})`);
   console.log(`check --json, ${cores} threads:                       ${(m('check') / 1000).toFixed(2)} s`);
   console.log(`scan start + 1 worker, ${cores} threads:              ${(m('oneWorker') / 1000).toFixed(2)} s (scan start ${(m('start') / 1000).toFixed(2)} s of it)`);
-  console.log(`  cost of queue + result writes per input:       ${(((m('oneWorker') - m('check')) / n)).toFixed(2)} ms, ${(overhead * 100).toFixed(1)} % (target <= 10 %)`);
+  console.log(`  the whole runs:                                 +${((m('oneWorker') - m('check')) / n).toFixed(2)} ms an input, ${(overhead * 100).toFixed(1)} %`);
+  // Per input: each side less what it costs on an empty folder (its processes' start, engine and
+  // connections), measured in the same rounds.
+  const perCheck = (m('check') - m('checkEmpty')) / n;
+  const perFleet = (m('oneWorker') - m('fleetEmpty')) / n;
+  console.log(`  per input (each less its run on an empty folder: check ${(m('checkEmpty') / 1000).toFixed(2)} s, scan start + worker ${(m('fleetEmpty') / 1000).toFixed(2)} s):`);
+  console.log(`    check ${perCheck.toFixed(2)} ms, through the queue ${perFleet.toFixed(2)} ms: +${(perFleet - perCheck).toFixed(2)} ms, ${((perFleet / perCheck - 1) * 100).toFixed(1)} % (target <= 10 %)`);
   console.log(`1 worker on 1 core:                              ${(m('onePinned') / 1000).toFixed(2)} s (${perCore.toFixed(0)} inputs/s)`);
   console.log(`2 workers, a core each:                          ${(m('twoPinned') / 1000).toFixed(2)} s: ${(m('onePinned') / m('twoPinned')).toFixed(2)}x (target >= 1.8x; rounds ${rows.onePinned!.map((o, i) => (o / rows.twoPinned![i]!).toFixed(2)).join(', ')})`);
+  console.log(`  PostgreSQL's CPU meanwhile (on the same two cores): ${m('twoPinnedPostgresCpu').toFixed(2)} s of the ${((2 * m('twoPinned')) / 1000).toFixed(2)} core-seconds`);
+  console.log(`without a queue: check on 1 core ${(m('checkOnePinned') / 1000).toFixed(2)} s, two checks on a core each, half the files each ${(m('checkTwoPinned') / 1000).toFixed(2)} s: ${(m('checkOnePinned') / m('checkTwoPinned')).toFixed(2)}x (rounds ${rows.checkOnePinned!.map((o, i) => (o / rows.checkTwoPinned![i]!).toFixed(2)).join(', ')})`);
   const ceiling = m('ceiling');
   console.log(`queue ceiling, empty batches, ${CEILING_LOOPS} loops:           ${ceiling.toFixed(0)} batches/s = ${(ceiling * 200).toLocaleString('en-US')} inputs/s at 200 a batch`);
   console.log(`  = the inputs of ${Math.floor((ceiling * 200) / perCore).toLocaleString('en-US')} one-core workers at ${perCore.toFixed(0)} inputs/s`);

@@ -86,7 +86,8 @@ export async function runScanWorker(options: ScanWorkerOptions = {}): Promise<Wo
           untilEmpty: options.untilEmpty,
           pollSeconds: options.pollSeconds,
         }),
-      { supervise: { intervalSeconds: SWEEP_SECONDS }, max: 4 },
+      // Connections: a claim or a write per batch in hand, their lease renewals, pg-boss's sweep.
+      { supervise: { intervalSeconds: SWEEP_SECONDS }, max: 6 },
     );
   } finally {
     await runner.close();

@@ -91,6 +91,13 @@ export async function openFleet(url: string, options: OpenOptions = {}): Promise
 }
 
 async function setUpSchema(pool: Pool): Promise<void> {
+  // Made already (every command after the first): one small query instead of the DDL under a lock.
+  try {
+    const { rows } = await pool.query<{ version: number }>(`SELECT version FROM ${SCAN_SCHEMA}.version`);
+    if (rows[0]?.version === FLEET_SCHEMA_VERSION) return;
+  } catch (err) {
+    if ((err as { code?: string }).code !== '42P01') throw err; // 42P01: no such table yet
+  }
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [FLEET_SCHEMA_LOCK]);

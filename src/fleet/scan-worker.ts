@@ -25,7 +25,7 @@ import type { ErrorInfo } from '../types.js';
 import { verdictOf } from '../verdict/verdict.js';
 import type { BatchJob } from './batch-jobs.js';
 import type { FleetConnection } from './fleet-connection.js';
-import { BATCH_QUEUE, DEAD_QUEUE, MAX_INPUT_STARTS, QUEUE_SCHEMA, SCAN_SCHEMA } from './fleet-settings.js';
+import { BATCH_QUEUE, DEAD_QUEUE, DEFAULT_LEASE_SECONDS, MAX_INPUT_STARTS, QUEUE_SCHEMA, SCAN_SCHEMA } from './fleet-settings.js';
 import { identityOf } from './input-identity.js';
 import { itemOf, type InputLocation, type SourceConnections } from './input-location.js';
 import { scanRow, type ScanRow } from './scan-rows.js';
@@ -55,6 +55,18 @@ const OUTAGE_WAIT_MAX_MS = 30_000;
 const WRITE_GROUP = 64;
 const WRITE_AFTER_MS = 250;
 
+/**
+ * Batches a worker holds at once, at most. With one, the pool ran dry at the end of every batch
+ * (its last inputs on one thread while the other waited, then the claim of the next). A second is
+ * claimed only once the first has handed all its inputs to the pool, so the next batch's inputs
+ * fill the pool while the last ones of the first finish, and a worker never sits on a batch it has
+ * not begun while other workers run out (docs/PERFORMANCE.md, "Scans past one machine").
+ */
+const BATCHES_IN_HAND = 2;
+
+/** How often a worker with --until-empty looks again while other workers still hold batches. */
+const UNTIL_EMPTY_POLL_MS = 200;
+
 export async function runWorker(plan: WorkerPlan): Promise<WorkerSummary> {
   const id = plan.id ?? `${hostname()}:${process.pid}`;
   const summary: WorkerSummary = { id, batches: 0, inputs: 0, failed: 0 };
@@ -64,10 +76,27 @@ export async function runWorker(plan: WorkerPlan): Promise<WorkerSummary> {
   const toldEngine = new Set<string>();
   /** While the queue does not answer: since when, and the next wait (doubling to OUTAGE_WAIT_MAX_MS). */
   let outage: { since: number; waitMs: number } | undefined;
-  try {
+  /** Wakes the loops that wait: a batch was finished here, so another may be claimable or the queue empty. */
+  const idle = new Idle(plan.signal);
+
+  /** Batches in hand in this process; retry batches (one input at a time) run alone: see below. */
+  let running = 0;
+  let alone = 0;
+  /** Batches in hand whose inputs are not all handed to the pool yet: no claim meanwhile. */
+  let dispatching = 0;
+  /** A loop is claiming: the others wait, so the counts above are set before anyone looks again. */
+  let claiming = false;
+
+  /** One batch after another until stopped; BATCHES_IN_HAND of these share the process's pool. */
+  const takeBatches = async () => {
     while (!plan.signal.aborted) {
+      if (alone || dispatching || claiming) {
+        await idle.wait(UNTIL_EMPTY_POLL_MS);
+        continue;
+      }
       let job: (Job<BatchJob> & { retryCount?: number }) | undefined;
       let dead = false;
+      claiming = true;
       try {
         [job] = await claim(plan.fleet, BATCH_QUEUE, 1);
         if (!job) dead = await writeOffDead(plan, id);
@@ -76,27 +105,49 @@ export async function runWorker(plan: WorkerPlan): Promise<WorkerSummary> {
           outage = undefined;
         }
       } catch (err) {
+        claiming = false;
         // The database restarts, fails over or is unreachable for a while: the worker waits and
         // asks again rather than ending; the batches it held come back when their leases end.
         if (!outage) plan.log(`the queue does not answer (${(err as Error).message.split('\n')[0]}); asking again until it does.`);
         outage = { since: outage?.since ?? Date.now(), waitMs: Math.min((outage?.waitMs ?? 500) * 2, OUTAGE_WAIT_MAX_MS) };
-        await pause(outage.waitMs, plan.signal);
+        await idle.wait(outage.waitMs);
         continue;
       }
       if (!job) {
+        claiming = false;
         if (dead) continue;
         if (plan.untilEmpty && !(await batchesLeft(plan.fleet))) break;
-        await pause((plan.pollSeconds ?? 1) * 1000, plan.signal);
+        await idle.wait(plan.untilEmpty ? UNTIL_EMPTY_POLL_MS : (plan.pollSeconds ?? 1) * 1000);
         continue;
       }
+      // A batch on a later try may hold the input that ended the last worker that held it; its
+      // inputs' starts are counted one at a time, which is only fair to the others if nothing else
+      // runs in this process meanwhile (a crash would count a start against another batch's input).
+      const retry = (job.retryCount ?? 0) > 0;
+      if (retry) alone++;
+      running++;
+      dispatching++;
+      // Counted: the next claim (another loop's) sees this batch in hand. Only batches that have
+      // handed out all their inputs can be running beside it, so a retry's wait below ends.
+      claiming = false;
+      let dispatched = false;
+      const onDispatched = () => {
+        if (dispatched) return;
+        dispatched = true;
+        dispatching--;
+        idle.wake();
+      };
+      let lease: { stop(): void } | undefined;
       try {
         const scan = await scanRow(plan.fleet, job.data.scan);
+        lease = holdLease(plan.fleet, job.id, scan?.leaseSeconds ?? DEFAULT_LEASE_SECONDS, (line) => plan.log(line));
+        if (retry) while (running > 1) await idle.wait(UNTIL_EMPTY_POLL_MS);
         if (scan && scan.state !== 'cancelled') {
           if (scan.engine !== plan.engine && !toldEngine.has(scan.name)) {
             toldEngine.add(scan.name);
             plan.log(`scan ${scan.name} was started by another build of provenance (engine ${scan.engine}; this worker: ${plan.engine}); its results may differ from this worker's.`);
           }
-          const done = await runBatch(plan, id, scan, job, connections);
+          const done = await runBatch(plan, id, scan, job, connections, onDispatched);
           summary.inputs += done.inputs;
           summary.failed += done.failed;
         }
@@ -107,13 +158,47 @@ export async function runWorker(plan: WorkerPlan): Promise<WorkerSummary> {
         // (pg-boss's back-off); what was written stays written.
         plan.log(`batch ${job.id} of scan ${job.data.scan}: ${(err as Error).message}; it will be tried again.`);
         await plan.fleet.boss.fail(BATCH_QUEUE, job.id, { message: (err as Error).message }).catch(() => {});
+      } finally {
+        onDispatched();
+        lease?.stop();
+        running--;
+        if (retry) alone--;
+        idle.wake();
       }
     }
+  };
+  try {
+    await Promise.all(Array.from({ length: BATCHES_IN_HAND }, takeBatches));
   } finally {
     if (s3) (await s3.catch(() => undefined))?.client.destroy();
     if (https) await (await https.catch(() => undefined))?.agent.close().catch(() => {});
   }
   return summary;
+}
+
+/** Waits that end early on a stop or when another loop of the worker wakes them. */
+class Idle {
+  private wakers = new Set<() => void>();
+
+  constructor(private readonly signal: AbortSignal) {}
+
+  wait(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.signal.removeEventListener('abort', done);
+        this.wakers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.signal.addEventListener('abort', done, { once: true });
+      this.wakers.add(done);
+    });
+  }
+
+  wake(): void {
+    for (const done of [...this.wakers]) done();
+  }
 }
 
 interface InputRow {
@@ -123,65 +208,69 @@ interface InputRow {
   starts: number;
 }
 
-async function runBatch(plan: WorkerPlan, id: string, scan: ScanRow, job: Job<BatchJob> & { retryCount?: number }, connections: SourceConnections) {
+/** `onDispatched`: called once every input of the batch is in the pool's hands (the worker may claim the next). */
+async function runBatch(
+  plan: WorkerPlan,
+  id: string,
+  scan: ScanRow,
+  job: Job<BatchJob> & { retryCount?: number },
+  connections: SourceConnections,
+  onDispatched: () => void,
+) {
   const { fleet } = plan;
   const options: DetectOptions = {
     checks: scan.options.checks,
     ...(scan.options.catalogue === 'hosted' ? { catalogue: 'hosted' as const } : {}),
     ...(scan.options.trustAnchorsPem ? { trustAnchorsPem: scan.options.trustAnchorsPem } : {}),
   };
-  const lease = holdLease(fleet, job.id, scan.leaseSeconds, (line) => plan.log(line));
   const writer = new ResultWriter(fleet, scan.name, id);
   let failed = 0;
   const record = async (row: InputRow, outcome: Outcome, identity?: string | null) => {
     if (!outcome.ok) failed++;
     await writer.add(row, outcome, identity);
   };
-  try {
-    const { rows } = await fleet.pool.query<InputRow>(
-      `SELECT seq, source, location, starts FROM ${SCAN_SCHEMA}.inputs WHERE scan = $1 AND seq = ANY($2::int[]) AND state = 'queued' ORDER BY seq`,
-      [scan.name, job.data.seqs],
-    );
-    if ((job.retryCount ?? 0) === 0) {
-      // First try: the whole batch through the pool at once, as `check` runs a folder.
-      const window = scanWindow();
-      const inFlight = new Set<Promise<void>>();
-      for (const row of rows) {
-        const running = checkRow(plan.runner, row, options, connections).then(([outcome, identity]) => record(row, outcome, identity));
-        inFlight.add(running);
-        void running.finally(() => inFlight.delete(running)).catch(() => {});
-        if (inFlight.size >= window) await Promise.race(inFlight);
-      }
-      await Promise.all(inFlight);
-    } else {
-      // A later try: some input may have ended the worker that held the batch. One at a time,
-      // each start counted before it begins, each result written before the next.
-      for (const row of rows) {
-        const started = await fleet.pool.query<{ starts: number }>(
-          `UPDATE ${SCAN_SCHEMA}.inputs SET starts = starts + 1 WHERE scan = $1 AND seq = $2 AND state = 'queued' AND starts < $3 RETURNING starts`,
-          [scan.name, row.seq, MAX_INPUT_STARTS],
-        );
-        if (!started.rowCount) {
-          if (row.starts >= MAX_INPUT_STARTS) {
-            const error: ErrorInfo = {
-              type: 'check_failed',
-              message: `${row.source}: every worker that checked it ended before it was checked (${MAX_INPUT_STARTS} tries); written off so that the scan goes on. Check it alone with \`provenance check\` to see why.`,
-            };
-            plan.log(`scan ${scan.name}: ${error.message}`);
-            await record(row, { source: row.source, ok: false, error, inputError: false });
-            await writer.flush();
-          }
-          continue; // finished meanwhile by another worker
-        }
-        const [outcome, identity] = await checkRow(plan.runner, row, options, connections);
-        await record(row, outcome, identity);
-        await writer.flush();
-      }
+  const { rows } = await fleet.pool.query<InputRow>(
+    `SELECT seq, source, location, starts FROM ${SCAN_SCHEMA}.inputs WHERE scan = $1 AND seq = ANY($2::int[]) AND state = 'queued' ORDER BY seq`,
+    [scan.name, job.data.seqs],
+  );
+  if ((job.retryCount ?? 0) === 0) {
+    // First try: the whole batch through the pool at once, as `check` runs a folder.
+    const window = scanWindow();
+    const inFlight = new Set<Promise<void>>();
+    for (const row of rows) {
+      const running = checkRow(plan.runner, row, options, connections).then(([outcome, identity]) => record(row, outcome, identity));
+      inFlight.add(running);
+      void running.finally(() => inFlight.delete(running)).catch(() => {});
+      if (inFlight.size >= window) await Promise.race(inFlight);
     }
-    await writer.flush();
-  } finally {
-    lease.stop();
+    onDispatched();
+    await Promise.all(inFlight);
+  } else {
+    // A later try: some input may have ended the worker that held the batch. One at a time,
+    // each start counted before it begins, each result written before the next.
+    for (const row of rows) {
+      const started = await fleet.pool.query<{ starts: number }>(
+        `UPDATE ${SCAN_SCHEMA}.inputs SET starts = starts + 1 WHERE scan = $1 AND seq = $2 AND state = 'queued' AND starts < $3 RETURNING starts`,
+        [scan.name, row.seq, MAX_INPUT_STARTS],
+      );
+      if (!started.rowCount) {
+        if (row.starts >= MAX_INPUT_STARTS) {
+          const error: ErrorInfo = {
+            type: 'check_failed',
+            message: `${row.source}: every worker that checked it ended before it was checked (${MAX_INPUT_STARTS} tries); written off so that the scan goes on. Check it alone with \`provenance check\` to see why.`,
+          };
+          plan.log(`scan ${scan.name}: ${error.message}`);
+          await record(row, { source: row.source, ok: false, error, inputError: false });
+          await writer.flush();
+        }
+        continue; // finished meanwhile by another worker
+      }
+      const [outcome, identity] = await checkRow(plan.runner, row, options, connections);
+      await record(row, outcome, identity);
+      await writer.flush();
+    }
   }
+  await writer.flush();
   return { inputs: writer.written, failed };
 }
 
@@ -352,16 +441,4 @@ async function batchesLeft(fleet: FleetConnection): Promise<boolean> {
     DEAD_QUEUE,
   ]);
   return Boolean(rowCount);
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

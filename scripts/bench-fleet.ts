@@ -14,7 +14,7 @@
 // its own made on PROVENANCE_BENCH_QUEUE's server (default the local one) and dropped after.
 // Figures go into docs/PERFORMANCE.md by hand; nothing here is a pass/fail test.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -87,24 +87,6 @@ async function timed(...commands: [string, string[]][]): Promise<number> {
   return performance.now() - t0;
 }
 
-/** CPU seconds used so far by this machine's PostgreSQL processes (user + system, from /proc). */
-function postgresCpuSeconds(): number {
-  let ticks = 0;
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      if (comm !== 'postgres') continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return ticks / 100; // USER_HZ
-}
-
 function warm(files: string[]): void {
   for (const f of files) execFileSync('cat', [f], { stdio: 'ignore' });
 }
@@ -112,14 +94,11 @@ function warm(files: string[]): void {
 interface FleetRun {
   startMs: number;
   workMs: number;
-  /** PostgreSQL's CPU seconds meanwhile (when the server runs on this machine). */
-  postgresCpu: number;
 }
 
 /** scan start, then `workers` (each `[taskset core | undefined, threads]`) with --until-empty; results checked. */
 async function fleetRun(dir: string, files: number, workers: [number | undefined, number][], batch?: number): Promise<FleetRun> {
   const queue = await freshQueue();
-  const cpu0 = postgresCpuSeconds();
   const startMs = await timed([process.execPath, [BIN, 'scan', 'start', 'bench', dir, '--queue', queue, ...(batch ? ['--batch', String(batch)] : []), '--quiet']]);
   const workMs = await timed(
     ...workers.map(([core, threads]): [string, string[]] => {
@@ -132,7 +111,7 @@ async function fleetRun(dir: string, files: number, workers: [number | undefined
   const { rows } = await client.query(`SELECT count(*)::int AS n FROM ${SCAN_SCHEMA}.inputs WHERE scan = 'bench' AND line IS NOT NULL`);
   await client.end();
   if (rows[0].n !== files) throw new Error(`the scan wrote ${rows[0].n} results for ${files} files`);
-  return { startMs, workMs, postgresCpu: postgresCpuSeconds() - cpu0 };
+  return { startMs, workMs };
 }
 
 /** Batches claimed and acknowledged per second by CEILING_LOOPS worker loops with nothing to check. */
@@ -194,7 +173,6 @@ async function main(): Promise<void> {
     fleetEmpty: [],
     onePinned: [],
     twoPinned: [],
-    twoPinnedPostgresCpu: [],
     checkOnePinned: [],
     checkTwoPinned: [],
     ceiling: [],
@@ -214,9 +192,7 @@ async function main(): Promise<void> {
     warm(files);
     rows.onePinned!.push((await fleetRun(dir, files.length, [[0, 1]], SPLIT_BATCH)).workMs);
     warm(files);
-    const two = await fleetRun(dir, files.length, [[0, 1], [1, 1]], SPLIT_BATCH);
-    rows.twoPinned!.push(two.workMs);
-    rows.twoPinnedPostgresCpu!.push(two.postgresCpu);
+    rows.twoPinned!.push((await fleetRun(dir, files.length, [[0, 1], [1, 1]], SPLIT_BATCH)).workMs);
     warm(files);
     rows.checkOnePinned!.push(await timed(pinnedCheck(0, allList)));
     warm(files);
@@ -246,7 +222,6 @@ async function main(): Promise<void> {
   console.log(`    check ${perCheck.toFixed(2)} ms, through the queue ${perFleet.toFixed(2)} ms: +${(perFleet - perCheck).toFixed(2)} ms, ${((perFleet / perCheck - 1) * 100).toFixed(1)} % (target <= 10 %)`);
   console.log(`1 worker on 1 core:                              ${(m('onePinned') / 1000).toFixed(2)} s (${perCore.toFixed(0)} inputs/s)`);
   console.log(`2 workers, a core each:                          ${(m('twoPinned') / 1000).toFixed(2)} s: ${(m('onePinned') / m('twoPinned')).toFixed(2)}x (target >= 1.8x; rounds ${rows.onePinned!.map((o, i) => (o / rows.twoPinned![i]!).toFixed(2)).join(', ')})`);
-  console.log(`  PostgreSQL's CPU meanwhile (on the same two cores): ${m('twoPinnedPostgresCpu').toFixed(2)} s of the ${((2 * m('twoPinned')) / 1000).toFixed(2)} core-seconds`);
   console.log(`without a queue: check on 1 core ${(m('checkOnePinned') / 1000).toFixed(2)} s, two checks on a core each, half the files each ${(m('checkTwoPinned') / 1000).toFixed(2)} s: ${(m('checkOnePinned') / m('checkTwoPinned')).toFixed(2)}x (rounds ${rows.checkOnePinned!.map((o, i) => (o / rows.checkTwoPinned![i]!).toFixed(2)).join(', ')})`);
   const ceiling = m('ceiling');
   console.log(`queue ceiling, empty batches, ${CEILING_LOOPS} loops:           ${ceiling.toFixed(0)} batches/s = ${(ceiling * 200).toLocaleString('en-US')} inputs/s at 200 a batch`);

@@ -23,6 +23,7 @@ import { runWorker } from '../src/fleet/scan-worker.js';
 import { queueBatch } from '../src/fleet/batch-jobs.js';
 import { SCAN_SCHEMA } from '../src/fleet/fleet-settings.js';
 import { poolRunner } from '../src/library/checker.js';
+import { admin, BENCH_SERVER, freshDatabase } from './bench-databases.mjs';
 import { buildScanFolder } from './bench-folders.js';
 import { listFiles, median } from './bench-kit.js';
 import { sha256Ms } from './machine-speed.js';
@@ -31,7 +32,6 @@ import { sha256Ms } from './machine-speed.js';
 const ROOT = resolve('.');
 const BIN = join(ROOT, 'bin', 'provenance.js');
 const BENCH = join(ROOT, '.bench');
-const SERVER = process.env.PROVENANCE_BENCH_QUEUE || 'postgres://postgres@127.0.0.1:5432/postgres';
 /**
  * Inputs per job in the one-core worker rows: 22 jobs for 1,100 files, so two workers split them
  * evenly (the default 200 makes 6, and the last one's tail would cap two workers at 1.83x). The
@@ -45,29 +45,8 @@ const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true' };
 // As the other benches: NODE_EXTRA_CA_CERTS costs every Node start ~45 ms; users do not set it.
 if (!process.env.BENCH_KEEP_ENV) delete env.NODE_EXTRA_CA_CERTS;
 
-function withDatabase(url: string, database: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
-
-async function admin(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: SERVER });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
 /** A fresh queue database; its URL. */
-async function freshQueue(): Promise<string> {
-  const name = `provenance_bench_fleet_${process.pid}`;
-  await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin(`CREATE DATABASE ${name}`);
-  return withDatabase(SERVER, name);
-}
+const freshQueue = () => freshDatabase(`provenance_bench_fleet_${process.pid}`);
 
 function run(cmd: string, args: string[]): Promise<string> {
   return new Promise((resolveRun, reject) => {
@@ -147,7 +126,7 @@ async function main(): Promise<void> {
   await buildScanFolder(dir, 1000, 100, join(BENCH, 'pki'));
   const files = listFiles(dir);
   const cores = availableParallelism();
-  console.log(`${files.length} files, ${cores} cores, node ${process.version}, queue server ${new URL(SERVER).host}`);
+  console.log(`${files.length} files, ${cores} cores, node ${process.version}, queue server ${new URL(BENCH_SERVER).host}`);
   if (cores < 2) throw new Error('the two-worker row needs two cores');
 
   // Two halves of equal work for the split without a queue: the folder alternates large and small

@@ -10,6 +10,7 @@
 import { spawn } from 'node:child_process';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
+import { admin, freshDatabase } from './bench-databases.mjs';
 
 let graphile;
 try {
@@ -20,30 +21,9 @@ try {
 }
 const { run, runOnce, makeWorkerUtils } = graphile;
 
-const SERVER = process.env.PROVENANCE_BENCH_QUEUE || 'postgres://postgres@127.0.0.1:5432/postgres';
 const JOBS = 4000;
 const CONSUMERS = 8;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function admin(text) {
-  const client = new pg.Client({ connectionString: SERVER });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
-/** A fresh database of this name on the server; its URL. */
-async function fresh(name) {
-  await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(SERVER);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
 /** The child side of part 2: take one job and hold it until killed. */
 async function hold(kind, url) {
   if (kind === 'graphile') {
@@ -57,7 +37,7 @@ async function hold(kind, url) {
 }
 
 async function pgBossRate() {
-  const url = await fresh('queue_choice_boss');
+  const url = await freshDatabase('queue_choice_boss');
   const boss = new PgBoss({ connectionString: url, supervise: false, schedule: false, max: CONSUMERS + 2 });
   await boss.start();
   await boss.createQueue('q');
@@ -81,7 +61,7 @@ async function pgBossRate() {
 }
 
 async function graphileRate() {
-  const url = await fresh('queue_choice_graphile');
+  const url = await freshDatabase('queue_choice_graphile');
   const utils = await makeWorkerUtils({ connectionString: url });
   await utils.migrate();
   await utils.release();
@@ -101,7 +81,7 @@ async function graphileRate() {
 
 /** Seconds until a job whose consumer was SIGKILLed is taken by another, or undefined within 60 s. */
 async function takenAgain(kind) {
-  const url = await fresh(`queue_choice_kill_${kind}`);
+  const url = await freshDatabase(`queue_choice_kill_${kind}`);
   if (kind === 'graphile') {
     const utils = await makeWorkerUtils({ connectionString: url });
     await utils.migrate();

@@ -38,10 +38,10 @@ export function registerScanCommands(program: Command, io: CommandIO, setExit: (
 
   scan
     .command('worker')
-    .description('Take batches from the queue and check them until stopped: SIGTERM finishes the batch in hand and exits 0.')
+    .description('Take batches from the queue and check them until stopped: SIGTERM finishes the batches in hand and exits 0.')
     .option('--queue <url>', QUEUE_HELP)
     .option('--concurrency <n>', 'worker threads (default: the available cores; at most 4 per core)', whole)
-    .option('--until-empty', 'exit once no batch is waiting (a batch job rather than a service)', false)
+    .option('--until-empty', 'exit once no batch is waiting, backing off or held by any worker (a batch job rather than a service)', false)
     .option('-q, --quiet', 'log only failures (lost leases, written-off inputs, failed batches)', false)
     .action(async (opts) => setExit(await (await load()).runScanWorkerCommand(opts, io)));
 

@@ -140,11 +140,11 @@ export function runScanWorkerCommand(flags: WorkerFlags, io: CommandIO): Promise
   return run(io, async () => {
     const stopping = new AbortController();
     let stops = 0;
-    // SIGTERM (and Ctrl-C): finish the batch in hand, write its results, exit 0. A second one
+    // SIGTERM (and Ctrl-C): finish the batches in hand, write their results, exit 0. A second one
     // ends the process at once; its batch comes back to the queue when its lease runs out.
     const onStop = () => {
       if (stops++) process.exit(EXIT.interrupted);
-      if (!flags.quiet) io.stderr.write('provenance: scan worker: stopping after the batch in hand (again to stop now).\n');
+      if (!flags.quiet) io.stderr.write('provenance: scan worker: stopping after the batches in hand (again to stop now).\n');
       stopping.abort();
     };
     process.on('SIGTERM', onStop);

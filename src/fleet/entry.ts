@@ -22,7 +22,7 @@ export async function startScan(options: StartScanOptions): Promise<StartOutcome
 
 /**
  * Takes batches from the queue and checks them, as `provenance scan worker` does, until
- * `options.signal` is aborted (the batch in hand is finished first) or, with `untilEmpty`, no
+ * `options.signal` is aborted (the batches in hand are finished first) or, with `untilEmpty`, no
  * batch is waiting.
  */
 export async function runScanWorker(options: ScanWorkerOptions = {}): Promise<WorkerSummary> {

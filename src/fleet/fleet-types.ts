@@ -34,7 +34,7 @@ export interface StartScanOptions extends QueueOptions {
 export interface ScanWorkerOptions extends QueueOptions {
   /** Worker threads for checks (1 to 256; default the available cores, at most 4 per core). */
   concurrency?: number;
-  /** Aborting it finishes the batch in hand and ends the worker (SIGTERM in the CLI). */
+  /** Aborting it finishes the batches in hand and ends the worker (SIGTERM in the CLI). */
   signal?: AbortSignal;
   /** End once no batch is waiting, instead of waiting for more. */
   untilEmpty?: boolean;

@@ -36,7 +36,7 @@ export interface WorkerPlan {
   runner: PoolRunner;
   /** This build's engine fingerprint: a scan started by another build is said once in the log. */
   engine: string;
-  /** Aborted by SIGTERM: the batch in hand is finished, then the worker stops. */
+  /** Aborted by SIGTERM: the batches in hand are finished, then the worker stops. */
   signal: AbortSignal;
   /** One line per event worth a log (a batch done, a lost lease, a written-off input). */
   log: (line: string) => void;

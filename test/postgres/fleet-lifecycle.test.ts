@@ -89,7 +89,7 @@ syncBuiltinESMExports();
 });
 
 describe('SIGTERM', () => {
-  it('finishes the batch in hand, writes its results and exits 0; the rest stay queued', async () => {
+  it('finishes the batches in hand, writes their results and exits 0; the rest stay queued', async () => {
     makeMixedFolder(join(dir, 'drain'), 600);
     expect((await scanCli(['start', 'drain', 'drain', '--batch', '200'])).code).toBe(0);
     const w = spawned(startWorker(db.url));
@@ -97,7 +97,7 @@ describe('SIGTERM', () => {
     w.child.kill('SIGTERM');
     const { code } = await w.exited;
     expect(code).toBe(0);
-    expect(w.stderr()).toContain('stopping after the batch in hand');
+    expect(w.stderr()).toContain('stopping after the batches in hand');
     const counts = await inputCounts(db.url, 'drain');
     // Whole batches only: none left half done, and no batch left held.
     expect(counts.done % 200).toBe(0);

@@ -1,12 +1,16 @@
 // A scan's batches as pg-boss jobs: what a job carries, and how one is queued inside the
 // transaction that writes its inputs (so neither exists without the other).
 import type { PoolClient } from 'pg';
+import type { DetectOptions } from '../engine/detect.js';
 import type { CatalogueName } from '../types.js';
 import type { FleetConnection } from './fleet-connection.js';
 import { BATCH_QUEUE } from './fleet-settings.js';
 
-/** What every worker applies to every input of the scan: the `check` options that change a result. */
-export interface ScanCheckOptions {
+/**
+ * What every worker applies to every input of the scan: the `check` options that change a result,
+ * resolved at `scan start` (stored as the scan's `options`, handed to the engine as they are).
+ */
+export interface ScanCheckOptions extends DetectOptions {
   checks: string[];
   catalogue: CatalogueName;
   trustAnchorsPem?: string;

@@ -24,7 +24,6 @@ CREATE TABLE IF NOT EXISTS ${S}.scans (
   lease_seconds integer NOT NULL,
   engine text NOT NULL,
   based_on text,
-  total integer NOT NULL DEFAULT 0,
   -- inputs by state, kept by the statements that change a state (so that a status of a scan of
   -- millions reads one row, not millions)
   queued bigint NOT NULL DEFAULT 0,

@@ -14,7 +14,11 @@ export interface ScanRow {
   leaseSeconds: number;
   engine: string;
   basedOn: string | null;
-  total: number;
+  /** Its inputs by state, kept by the statements that change a state. */
+  queued: number;
+  done: number;
+  failed: number;
+  reused: number;
   createdAt: Date;
   listedAt: Date | null;
   cancelledAt: Date | null;
@@ -22,8 +26,8 @@ export interface ScanRow {
 
 export async function scanRow(fleet: FleetConnection, name: string): Promise<ScanRow | undefined> {
   const { rows } = await fleet.pool.query(
-    `SELECT name, state, options, sources, batch_size AS "batchSize", lease_seconds AS "leaseSeconds", engine, based_on AS "basedOn", total,
-            created_at AS "createdAt", listed_at AS "listedAt", cancelled_at AS "cancelledAt"
+    `SELECT name, state, options, sources, batch_size AS "batchSize", lease_seconds AS "leaseSeconds", engine, based_on AS "basedOn",
+            queued::int, done::int, failed::int, reused::int, created_at AS "createdAt", listed_at AS "listedAt", cancelled_at AS "cancelledAt"
        FROM ${SCAN_SCHEMA}.scans WHERE name = $1`,
     [name],
   );
@@ -38,23 +42,18 @@ export async function requireScan(fleet: FleetConnection, name: string): Promise
 
 export async function scanStatus(fleet: FleetConnection, name: string): Promise<ScanStatus> {
   const scan = await requireScan(fleet, name);
-  // The counts are kept in the scan's row and per worker (scan-worker.ts writes them with the
-  // results); only the last minute's results are counted here, through their index.
-  const { rows: counts } = await fleet.pool.query<{ queued: string; done: string; failed: string; reused: string; recent: string }>(
-    `SELECT queued, done, failed, reused,
-            (SELECT count(*) FROM ${SCAN_SCHEMA}.inputs WHERE scan = $1 AND finished_at > now() - interval '60 seconds' AND NOT reused) AS recent
-       FROM ${SCAN_SCHEMA}.scans WHERE name = $1`,
+  // The counts come with the scan's row (scan-worker.ts keeps them with the results, and per
+  // worker); only the last minute's results are counted here, through their index.
+  const { rows: recent } = await fleet.pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM ${SCAN_SCHEMA}.inputs WHERE scan = $1 AND finished_at > now() - interval '60 seconds' AND NOT reused`,
     [name],
   );
   const workers = await fleet.pool.query<{ worker: string; done: string; failed: string; last: Date }>(
     `SELECT worker, done, failed, last_at AS last FROM ${SCAN_SCHEMA}.workers WHERE scan = $1 ORDER BY worker`,
     [name],
   );
-  const [c] = counts;
-  const queued = Number(c?.queued ?? 0);
-  const done = Number(c?.done ?? 0);
-  const failed = Number(c?.failed ?? 0);
-  const rate = Number(c?.recent ?? 0) / 60;
+  const { queued, done, failed } = scan;
+  const rate = (recent[0]?.n ?? 0) / 60;
   const state = scan.state === 'cancelled' ? 'cancelled' : scan.state === 'listing' ? 'listing' : queued > 0 ? 'running' : 'finished';
   return {
     name,
@@ -64,7 +63,7 @@ export async function scanStatus(fleet: FleetConnection, name: string): Promise<
     queued,
     done,
     failed,
-    reused: Number(c?.reused ?? 0),
+    reused: scan.reused,
     rate: Math.round(rate * 100) / 100,
     etaSeconds: state === 'running' && rate > 0 ? Math.ceil(queued / rate) : null,
     workers: workers.rows.map((w) => ({ worker: w.worker, done: Number(w.done), failed: Number(w.failed), lastAt: w.last.toISOString() })),

@@ -69,7 +69,6 @@ export async function startScan(fleet: FleetConnection, plan: StartPlan): Promis
     if (plan.signal?.aborted) {
       // A half-listed scan would look finished once its queued inputs were done: it is
       // cancelled instead, and said so.
-      await fleet.pool.query(`UPDATE ${SCAN_SCHEMA}.scans SET state = 'cancelled', cancelled_at = now(), total = $2 WHERE name = $1`, [plan.name, outcome.total]);
       await cancelScan(fleet, plan.name);
       throw new FleetError(`scan ${plan.name}: listing interrupted after ${outcome.total} inputs; the scan is cancelled (provenance scan delete ${plan.name} removes it).`, 130);
     }
@@ -85,7 +84,7 @@ export async function startScan(fleet: FleetConnection, plan: StartPlan): Promis
     if (rows.length >= plan.batchSize) await flush();
   }
   await flush();
-  await fleet.pool.query(`UPDATE ${SCAN_SCHEMA}.scans SET state = CASE WHEN state = 'listing' THEN 'queued' ELSE state END, total = $2, listed_at = now() WHERE name = $1`, [plan.name, outcome.total]);
+  await fleet.pool.query(`UPDATE ${SCAN_SCHEMA}.scans SET state = CASE WHEN state = 'listing' THEN 'queued' ELSE state END, listed_at = now() WHERE name = $1`, [plan.name]);
   return outcome;
 }
 
@@ -94,13 +93,13 @@ export async function startScan(fleet: FleetConnection, plan: StartPlan): Promis
  * the results --incremental can reuse, and one job for the rest.
  */
 async function writeBatch(fleet: FleetConnection, client: PoolClient, plan: StartPlan, rows: Row[]) {
-  const inserted = await client.query<{ seq: number }>(
+  const inserted = await client.query<{ seq: number; state: 'queued' | 'failed' }>(
     `INSERT INTO ${SCAN_SCHEMA}.inputs (scan, seq, source, location, identity, state, line, reason, finished_at)
      SELECT $1, r.seq, r.source, r.location, r.identity, CASE WHEN r.reason IS NULL THEN 'queued' ELSE 'failed' END, r.line, r.reason,
             CASE WHEN r.reason IS NULL THEN NULL ELSE now() END
        FROM unnest($2::int[], $3::text[], $4::jsonb[], $5::text[], $6::text[], $7::text[]) AS r(seq, source, location, identity, line, reason)
      ON CONFLICT (scan, source) DO NOTHING
-     RETURNING seq`,
+     RETURNING seq, state`,
     [
       plan.name,
       rows.map((r) => r.seq),
@@ -111,31 +110,31 @@ async function writeBatch(fleet: FleetConnection, client: PoolClient, plan: Star
       rows.map((r) => r.listError?.message ?? null),
     ],
   );
+  let listed = inserted.rows.filter((r) => r.state === 'queued').map((r) => r.seq);
+  const failed = inserted.rows.length - listed.length;
   let reused = 0;
-  if (plan.basedOn && inserted.rowCount) {
-    const copied = await client.query(
+  if (plan.basedOn && listed.length) {
+    const copied = await client.query<{ seq: number }>(
       `UPDATE ${SCAN_SCHEMA}.inputs AS now_ SET state = 'done', line = before.line, details = before.details, worker = before.worker, reused = true, finished_at = now()
          FROM ${SCAN_SCHEMA}.inputs AS before
         WHERE now_.scan = $1 AND now_.seq = ANY($2::int[]) AND now_.state = 'queued' AND now_.identity IS NOT NULL
-          AND before.scan = $3 AND before.source = now_.source AND before.identity = now_.identity AND before.state = 'done'`,
-      [plan.name, inserted.rows.map((r) => r.seq), plan.basedOn],
+          AND before.scan = $3 AND before.source = now_.source AND before.identity = now_.identity AND before.state = 'done'
+        RETURNING now_.seq`,
+      [plan.name, listed, plan.basedOn],
     );
-    reused = copied.rowCount ?? 0;
+    reused = copied.rows.length;
+    const taken = new Set(copied.rows.map((r) => r.seq));
+    listed = listed.filter((seq) => !taken.has(seq));
   }
-  const queued = await client.query<{ seq: number }>(`SELECT seq FROM ${SCAN_SCHEMA}.inputs WHERE scan = $1 AND seq = ANY($2::int[]) AND state = 'queued' ORDER BY seq`, [
-    plan.name,
-    inserted.rows.map((r) => r.seq),
-  ]);
-  const seqs = queued.rows.map((r) => r.seq);
+  const seqs = listed.sort((a, b) => a - b);
   if (seqs.length) await queueBatch(fleet, client, plan.name, seqs, plan.leaseSeconds);
-  const failed = (inserted.rowCount ?? 0) - reused - seqs.length;
   await client.query(`UPDATE ${SCAN_SCHEMA}.scans SET queued = queued + $2, done = done + $3, reused = reused + $3, failed = failed + $4 WHERE name = $1`, [
     plan.name,
     seqs.length,
     reused,
     failed,
   ]);
-  return { inserted: inserted.rowCount ?? 0, reused, queued: seqs };
+  return { inserted: inserted.rows.length, reused, queued: seqs };
 }
 
 /** The scan named by --incremental must exist (and differ from the new one). */

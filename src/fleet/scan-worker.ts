@@ -218,17 +218,8 @@ async function runBatch(
   onDispatched: () => void,
 ) {
   const { fleet } = plan;
-  const options: DetectOptions = {
-    checks: scan.options.checks,
-    ...(scan.options.catalogue === 'hosted' ? { catalogue: 'hosted' as const } : {}),
-    ...(scan.options.trustAnchorsPem ? { trustAnchorsPem: scan.options.trustAnchorsPem } : {}),
-  };
+  const options: DetectOptions = scan.options;
   const writer = new ResultWriter(fleet, scan.name, id);
-  let failed = 0;
-  const record = async (row: InputRow, outcome: Outcome, identity?: string | null) => {
-    if (!outcome.ok) failed++;
-    await writer.add(row, outcome, identity);
-  };
   const { rows } = await fleet.pool.query<InputRow>(
     `SELECT seq, source, location, starts FROM ${SCAN_SCHEMA}.inputs WHERE scan = $1 AND seq = ANY($2::int[]) AND state = 'queued' ORDER BY seq`,
     [scan.name, job.data.seqs],
@@ -238,7 +229,7 @@ async function runBatch(
     const window = scanWindow();
     const inFlight = new Set<Promise<void>>();
     for (const row of rows) {
-      const running = checkRow(plan.runner, row, options, connections).then(([outcome, identity]) => record(row, outcome, identity));
+      const running = checkRow(plan.runner, row, options, connections).then(([outcome, identity]) => writer.add(row.seq, outcome, identity));
       inFlight.add(running);
       void running.finally(() => inFlight.delete(running)).catch(() => {});
       if (inFlight.size >= window) await Promise.race(inFlight);
@@ -260,18 +251,18 @@ async function runBatch(
             message: `${row.source}: every worker that checked it ended before it was checked (${MAX_INPUT_STARTS} tries); written off so that the scan goes on. Check it alone with \`provenance check\` to see why.`,
           };
           plan.log(`scan ${scan.name}: ${error.message}`);
-          await record(row, { source: row.source, ok: false, error, inputError: false });
+          await writer.add(row.seq, { source: row.source, ok: false, error, inputError: false });
           await writer.flush();
         }
         continue; // finished meanwhile by another worker
       }
       const [outcome, identity] = await checkRow(plan.runner, row, options, connections);
-      await record(row, outcome, identity);
+      await writer.add(row.seq, outcome, identity);
       await writer.flush();
     }
   }
   await writer.flush();
-  return { inputs: writer.written, failed };
+  return { inputs: writer.written, failed: writer.failed };
 }
 
 /** One input through the pool, with the identity of the file as it was just before it was read. */
@@ -289,7 +280,9 @@ class ResultWriter {
   private pending: { seq: number; state: 'done' | 'failed'; line: string; details: string | null; reason: string | null; identity: string | null | undefined }[] = [];
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
+  /** Rows this writer finished (a row finished meanwhile by another worker is not counted), and of those, failed. */
   written = 0;
+  failed = 0;
 
   constructor(
     private readonly fleet: FleetConnection,
@@ -297,13 +290,13 @@ class ResultWriter {
     private readonly worker: string,
   ) {}
 
-  /** `identity`: the file's as it was read (undefined: the listing's stays). */
-  async add(row: InputRow, outcome: Outcome, identity?: string | null): Promise<void> {
+  /** The outcome of input `seq`; `identity`: the file's as it was read (undefined: the listing's stays). */
+  async add(seq: number, outcome: Outcome, identity?: string | null): Promise<void> {
     if (outcome.ok) {
       const line = outcome.json !== undefined ? outcome.json : resultLine(outcome.source, outcome.result, outcome.hints, verdictOf(outcome.result));
-      this.pending.push({ seq: row.seq, state: 'done', line, details: outcome.details ? JSON.stringify(outcome.details) : null, reason: null, identity });
+      this.pending.push({ seq, state: 'done', line, details: outcome.details ? JSON.stringify(outcome.details) : null, reason: null, identity });
     } else {
-      this.pending.push({ seq: row.seq, state: 'failed', line: errorLine(outcome.source, outcome.error), details: null, reason: outcome.error.message, identity });
+      this.pending.push({ seq, state: 'failed', line: errorLine(outcome.source, outcome.error), details: null, reason: outcome.error.message, identity });
     }
     if (this.pending.length >= WRITE_GROUP) await this.flush();
     else this.timer ??= setTimeout(() => void this.flush().catch(() => {}), WRITE_AFTER_MS);
@@ -322,7 +315,7 @@ class ResultWriter {
   private async write(group: ResultWriter['pending']): Promise<void> {
     // One statement: the rows still queued take their results, and the scan's counts and this
     // worker's move by exactly the rows that changed (a row finished meanwhile changes nothing).
-    const { rows } = await this.fleet.pool.query<{ n: string }>(
+    const { rows } = await this.fleet.pool.query<{ done: string; failed: string }>(
       `WITH changed AS (
          UPDATE ${SCAN_SCHEMA}.inputs AS i SET state = g.state, line = g.line, details = g.details, reason = g.reason, worker = $2, finished_at = now(),
                 identity = CASE WHEN g.keep THEN i.identity ELSE g.identity END
@@ -339,7 +332,7 @@ class ResultWriter {
          SELECT $1, $2, c.done, c.failed, now() FROM counts c WHERE c.done + c.failed > 0
          ON CONFLICT (scan, worker) DO UPDATE SET done = workers.done + EXCLUDED.done, failed = workers.failed + EXCLUDED.failed, last_at = EXCLUDED.last_at
        )
-       SELECT done + failed AS n FROM counts`,
+       SELECT done, failed FROM counts`,
       [
         this.scan,
         this.worker,
@@ -352,7 +345,9 @@ class ResultWriter {
         group.map((g) => g.identity === undefined),
       ],
     );
-    this.written += Number(rows[0]?.n ?? 0);
+    const failed = Number(rows[0]?.failed ?? 0);
+    this.written += Number(rows[0]?.done ?? 0) + failed;
+    this.failed += failed;
   }
 }
 
@@ -400,7 +395,7 @@ async function writeOffDead(plan: WorkerPlan, id: string): Promise<boolean> {
     const writer = new ResultWriter(plan.fleet, job.data.scan, id);
     for (const row of rows) {
       const error: ErrorInfo = { type: 'check_failed', message: `${row.source}: not checked; its batch failed every try (last: ${message}).` };
-      await writer.add({ ...row, location: { path: '' }, starts: 0 }, { source: row.source, ok: false, error, inputError: false });
+      await writer.add(row.seq, { source: row.source, ok: false, error, inputError: false });
     }
     await writer.flush();
     if (rows.length) plan.log(`scan ${job.data.scan}: ${rows.length} input(s) of a batch that failed every try written off as failed (${message}).`);

@@ -3,7 +3,7 @@
 import type { FleetConnection } from './fleet-connection.js';
 import { BATCH_QUEUE, FleetError, QUEUE_SCHEMA, SCAN_SCHEMA } from './fleet-settings.js';
 import { queueBatch, type ScanCheckOptions } from './batch-jobs.js';
-import type { ScanStatus, WorkerShare } from './fleet-types.js';
+import type { ScanStatus } from './fleet-types.js';
 
 export interface ScanRow {
   name: string;

@@ -14,22 +14,20 @@
 //   first; an input begun MAX_INPUT_STARTS times without a result is written off as failed with
 //   that reason, and the batch goes on.
 import { hostname } from 'node:os';
-import type { Job } from 'pg-boss';
 import type { DetectOptions } from '../engine/detect.js';
 import { openHttps, type HttpsConnection } from '../engine/https-source.js';
 import { openS3, type S3Connection } from '../engine/s3-source.js';
 import type { Outcome, PoolRunner } from '../library/checker.js';
-import { errorLine, resultLine } from '../library/json-line.js';
 import { scanWindow } from '../library/scan-pool.js';
 import type { ErrorInfo } from '../types.js';
-import { verdictOf } from '../verdict/verdict.js';
-import type { BatchJob } from './batch-jobs.js';
 import type { FleetConnection } from './fleet-connection.js';
-import { BATCH_QUEUE, DEAD_QUEUE, DEFAULT_LEASE_SECONDS, MAX_INPUT_STARTS, QUEUE_SCHEMA, SCAN_SCHEMA } from './fleet-settings.js';
+import { batchesLeft, claim, holdLease, type ClaimedBatch } from './batch-claims.js';
+import { BATCH_QUEUE, DEAD_QUEUE, DEFAULT_LEASE_SECONDS, MAX_INPUT_STARTS, SCAN_SCHEMA } from './fleet-settings.js';
 import { identityOf } from './input-identity.js';
 import { itemOf, type InputLocation, type SourceConnections } from './input-location.js';
 import { scanRow, type ScanRow } from './scan-rows.js';
 import type { WorkerSummary } from './fleet-types.js';
+import { ResultWriter } from './result-writer.js';
 
 export interface WorkerPlan {
   fleet: FleetConnection;
@@ -50,10 +48,6 @@ export interface WorkerPlan {
 
 /** The longest wait between two tries of a queue that does not answer. */
 const OUTAGE_WAIT_MAX_MS = 30_000;
-
-/** Results are written in groups of this many, or after this long, whichever comes first. */
-const WRITE_GROUP = 64;
-const WRITE_AFTER_MS = 250;
 
 /**
  * Batches a worker holds at once, at most. With one, the pool ran dry at the end of every batch
@@ -94,7 +88,7 @@ export async function runWorker(plan: WorkerPlan): Promise<WorkerSummary> {
         await idle.wait(UNTIL_EMPTY_POLL_MS);
         continue;
       }
-      let job: (Job<BatchJob> & { retryCount?: number }) | undefined;
+      let job: ClaimedBatch | undefined;
       let dead = false;
       claiming = true;
       try {
@@ -213,7 +207,7 @@ async function runBatch(
   plan: WorkerPlan,
   id: string,
   scan: ScanRow,
-  job: Job<BatchJob> & { retryCount?: number },
+  job: ClaimedBatch,
   connections: SourceConnections,
   onDispatched: () => void,
 ) {
@@ -273,112 +267,6 @@ async function checkRow(runner: PoolRunner, row: InputRow, options: DetectOption
 }
 
 /**
- * Writes outcomes into their rows in groups; a row already finished (by an earlier holder of the
- * batch) is left as it is.
- */
-class ResultWriter {
-  private pending: { seq: number; state: 'done' | 'failed'; line: string; details: string | null; reason: string | null; identity: string | null | undefined }[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private writing: Promise<void> = Promise.resolve();
-  /** Rows this writer finished (a row finished meanwhile by another worker is not counted), and of those, failed. */
-  written = 0;
-  failed = 0;
-
-  constructor(
-    private readonly fleet: FleetConnection,
-    private readonly scan: string,
-    private readonly worker: string,
-  ) {}
-
-  /** The outcome of input `seq`; `identity`: the file's as it was read (undefined: the listing's stays). */
-  async add(seq: number, outcome: Outcome, identity?: string | null): Promise<void> {
-    if (outcome.ok) {
-      const line = outcome.json !== undefined ? outcome.json : resultLine(outcome.source, outcome.result, outcome.hints, verdictOf(outcome.result));
-      this.pending.push({ seq, state: 'done', line, details: outcome.details ? JSON.stringify(outcome.details) : null, reason: null, identity });
-    } else {
-      this.pending.push({ seq, state: 'failed', line: errorLine(outcome.source, outcome.error), details: null, reason: outcome.error.message, identity });
-    }
-    if (this.pending.length >= WRITE_GROUP) await this.flush();
-    else this.timer ??= setTimeout(() => void this.flush().catch(() => {}), WRITE_AFTER_MS);
-  }
-
-  async flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    const group = this.pending;
-    this.pending = [];
-    // One write at a time, in order: a group never overtakes the one before it.
-    this.writing = this.writing.then(() => (group.length ? this.write(group) : undefined));
-    await this.writing;
-  }
-
-  private async write(group: ResultWriter['pending']): Promise<void> {
-    // One statement: the rows still queued take their results, and the scan's counts and this
-    // worker's move by exactly the rows that changed (a row finished meanwhile changes nothing).
-    const { rows } = await this.fleet.pool.query<{ done: string; failed: string }>(
-      `WITH changed AS (
-         UPDATE ${SCAN_SCHEMA}.inputs AS i SET state = g.state, line = g.line, details = g.details, reason = g.reason, worker = $2, finished_at = now(),
-                identity = CASE WHEN g.keep THEN i.identity ELSE g.identity END
-           FROM unnest($3::int[], $4::text[], $5::text[], $6::jsonb[], $7::text[], $8::text[], $9::bool[]) AS g(seq, state, line, details, reason, identity, keep)
-          WHERE i.scan = $1 AND i.seq = g.seq AND i.state = 'queued'
-         RETURNING i.state
-       ), counts AS (
-         SELECT count(*) FILTER (WHERE state = 'done') AS done, count(*) FILTER (WHERE state = 'failed') AS failed FROM changed
-       ), scan AS (
-         UPDATE ${SCAN_SCHEMA}.scans AS s SET queued = s.queued - c.done - c.failed, done = s.done + c.done, failed = s.failed + c.failed
-           FROM counts c WHERE s.name = $1 AND c.done + c.failed > 0
-       ), worker AS (
-         INSERT INTO ${SCAN_SCHEMA}.workers (scan, worker, done, failed, last_at)
-         SELECT $1, $2, c.done, c.failed, now() FROM counts c WHERE c.done + c.failed > 0
-         ON CONFLICT (scan, worker) DO UPDATE SET done = workers.done + EXCLUDED.done, failed = workers.failed + EXCLUDED.failed, last_at = EXCLUDED.last_at
-       )
-       SELECT done, failed FROM counts`,
-      [
-        this.scan,
-        this.worker,
-        group.map((g) => g.seq),
-        group.map((g) => g.state),
-        group.map((g) => g.line),
-        group.map((g) => g.details),
-        group.map((g) => g.reason),
-        group.map((g) => g.identity ?? null),
-        group.map((g) => g.identity === undefined),
-      ],
-    );
-    const failed = Number(rows[0]?.failed ?? 0);
-    this.written += Number(rows[0]?.done ?? 0) + failed;
-    this.failed += failed;
-  }
-}
-
-/**
- * Renews a batch's lease every third of it. pg-boss 10 has no renewal of its own: its sweep fails
- * an active job whose `started_on + expire_in` has passed, so moving `started_on` on is the
- * renewal (pg-boss is pinned to 10.x for this; docs/SCALE.md). A renewal that finds the job no
- * longer active means the lease was lost (the sweep ran first): said once; the batch goes on,
- * and whatever of it another worker finishes first stays that worker's.
- */
-function holdLease(fleet: FleetConnection, jobId: string, leaseSeconds: number, log: (line: string) => void): { stop(): void } {
-  let lost = false;
-  const timer = setInterval(
-    () => {
-      fleet.pool
-        .query(`UPDATE ${QUEUE_SCHEMA}.job SET started_on = now() WHERE name = $1 AND id = $2 AND state = 'active'`, [BATCH_QUEUE, jobId])
-        .then(({ rowCount }) => {
-          if (!rowCount && !lost) {
-            lost = true;
-            log(`batch ${jobId}: its lease ran out before it was renewed; another worker may take it (no input gets two results).`);
-          }
-        })
-        .catch(() => {});
-    },
-    Math.max(1000, (leaseSeconds * 1000) / 3),
-  );
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
-}
-
-/**
  * Batches whose tries are spent arrive in the dead-letter queue: their inputs still queued are
  * written off as failed with the batch's last error, so the scan ends and `scan retry` can try
  * them again. True when there was one.
@@ -404,36 +292,3 @@ async function writeOffDead(plan: WorkerPlan, id: string): Promise<boolean> {
   return jobs.length > 0;
 }
 
-/**
- * Up to `count` jobs of `queue`, claimed. pg-boss's fetch() answers "no job" when its query fails
- * (it expects only constraint errors there); a worker must tell an empty queue from one that does
- * not answer (with --until-empty it would stop), so the query runs here and its error is thrown.
- */
-async function claim(fleet: FleetConnection, queue: string, count: number): Promise<(Job<BatchJob> & { retryCount?: number })[]> {
-  let failure: unknown;
-  const db = {
-    executeSql: async (text: string, values: unknown[]) => {
-      try {
-        return await fleet.pool.query(text, values);
-      } catch (err) {
-        failure = err;
-        throw err;
-      }
-    },
-  };
-  const jobs = await fleet.boss.fetch<BatchJob>(queue, { batchSize: count, includeMetadata: true, db } as never);
-  if (failure) throw failure;
-  return (jobs ?? []) as (Job<BatchJob> & { retryCount?: number })[];
-}
-
-/**
- * Whether any batch may still need a worker: one waiting, waiting out its back-off, or held by a
- * worker (which may die, and its batch come back). `--until-empty` ends only when none is left.
- */
-async function batchesLeft(fleet: FleetConnection): Promise<boolean> {
-  const { rowCount } = await fleet.pool.query(`SELECT 1 FROM ${QUEUE_SCHEMA}.job WHERE name IN ($1, $2) AND state IN ('created', 'retry', 'active') LIMIT 1`, [
-    BATCH_QUEUE,
-    DEAD_QUEUE,
-  ]);
-  return Boolean(rowCount);
-}

@@ -1,8 +1,9 @@
 // Issue 33: a scan spread over three workers, one of them killed with SIGKILL twice while the
-// 1,100-file scan runs, ends with exactly one result per input, equal (checks and results) to
-// `check --json` of the same files. Real PostgreSQL, real subprocesses of the built CLI.
+// 1,100-file scan runs (once alone, once among the others), ends with exactly one result per
+// input, equal (checks and results) to `check --json` of the same files. Real PostgreSQL, real
+// subprocesses of the built CLI.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { comparable, inputCounts, makeMixedFolder, startWorker, waitFor, type Worker } from '../helpers/fleet.js';
@@ -41,17 +42,22 @@ it('three workers, one killed twice: every input has exactly one result, equal t
     workers.push(w);
     return w;
   };
-  spawnOne();
-  spawnOne();
+  // First kill: the victim alone, so the batches it holds when it dies are certainly its own.
   let victim = spawnOne();
-  for (const atLeast of [150, 550]) {
-    await waitFor(`${atLeast} results`, async () => (await inputCounts(queue, 'crash')).done >= atLeast);
-    // While batches are in hand (with three busy workers, nearly always the victim's too).
-    await waitFor('a batch in hand', async () => (await sql(queue, `SELECT 1 FROM provenance_queue.job WHERE state = 'active'`)).length > 0, 30_000);
-    victim.child.kill('SIGKILL');
-    expect((await victim.exited).signal).toBe('SIGKILL');
-    victim = spawnOne();
-  }
+  await waitFor('100 results', async () => (await inputCounts(queue, 'crash')).done >= 100);
+  victim.child.kill('SIGKILL');
+  expect((await victim.exited).signal).toBe('SIGKILL');
+  // Second kill: three workers, the victim killed as soon as it has written results, while most
+  // of the scan (and of the batches it took) is still to do.
+  spawnOne();
+  spawnOne();
+  victim = spawnOne();
+  const victimId = `${hostname()}:${victim.child.pid}`;
+  await waitFor("the second victim's first results", async () => (await sql(queue, `SELECT 1 FROM provenance_scan.inputs WHERE scan = 'crash' AND worker = $1 LIMIT 1`, [victimId])).length > 0);
+  expect((await inputCounts(queue, 'crash')).queued).toBeGreaterThan(0);
+  victim.child.kill('SIGKILL');
+  expect((await victim.exited).signal).toBe('SIGKILL');
+  spawnOne();
   await waitFor('the scan to finish', async () => (await inputCounts(queue, 'crash')).queued === 0, 180_000);
 
   // Exactly one row per input, each with its one line (the table's key, and what it holds).

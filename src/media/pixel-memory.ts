@@ -23,12 +23,13 @@ export const MAX_DECODED_PIXELS = 3072 * 3072;
  * makes afterwards (the NovelAI signature's message of RGB samples, the watermark's upright
  * picture and its transform). libwebp decodes a whole frame, which libvips then copies out, so
  * a WebP costs about twice what a PNG or JPEG (decoded row by row) does. Measured as the peak
- * RSS of `check` on one file above that on a 64 x 64 WebP: a 3,072 x 3,072 RGBA WebP (flat,
- * lossless, lossy) through generator_metadata 112-127 MB (up to 13.5 bytes a pixel); a 2,048 x
- * 2,048 RGB picture through invisible_watermark: WebP 81-103 MB (24.6), JPEG 38-96 MB (22.9),
- * PNG 26-66 MB (15.9). The spread is the machine's load (libvips' threads, the allocator's
- * arenas, when V8 collects the watermark's arrays); the figures below are above the worst seen,
- * and test/pixel-memory.test.ts holds the checks to them.
+ * RSS (VmHWM) of `check` on one file above that on a 64 x 64 WebP, Node 24, in a whole test
+ * suite: a 3,072 x 3,072 RGBA WebP through generator_metadata 118 MB (13.1 bytes a pixel); a
+ * 2,048 x 2,048 RGB picture through invisible_watermark: WebP 47 MB (11.2), JPEG 46 MB (11.0),
+ * PNG 35 MB (8.3). (Earlier readings of 81-103, 38-96 and 26-66 MB came from getrusage's
+ * maxRSS, which a child carries over from the process it was forked from: the spread was the
+ * test runner's memory, not the decode's.) The figures below keep about twice the room for
+ * 2,048 px pictures, and test/pixel-memory.test.ts holds the checks to them.
  */
 export const PIXEL_BYTES = 24;
 export const WEBP_PIXEL_BYTES = 32;

@@ -45,8 +45,9 @@ const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true' };
 // As the other benches: NODE_EXTRA_CA_CERTS costs every Node start ~45 ms; users do not set it.
 if (!process.env.BENCH_KEEP_ENV) delete env.NODE_EXTRA_CA_CERTS;
 
-/** A fresh queue database; its URL. */
-const freshQueue = () => freshDatabase(`provenance_bench_fleet_${process.pid}`);
+/** The bench's queue database, made fresh for every run and dropped at the end. */
+const QUEUE_DATABASE = `provenance_bench_fleet_${process.pid}`;
+const freshQueue = () => freshDatabase(QUEUE_DATABASE);
 
 function run(cmd: string, args: string[]): Promise<string> {
   return new Promise((resolveRun, reject) => {
@@ -183,7 +184,7 @@ async function main(): Promise<void> {
         `check pinned ${sec('checkOnePinned')} s, two checks pinned ${sec('checkTwoPinned')} s, queue ${rows.ceiling!.at(-1)!.toFixed(0)} batches/s`,
     );
   }
-  await admin(`DROP DATABASE IF EXISTS provenance_bench_fleet_${process.pid} WITH (FORCE)`);
+  await admin(`DROP DATABASE IF EXISTS ${QUEUE_DATABASE} WITH (FORCE)`);
 
   const m = (k: string) => median(rows[k]!);
   const n = files.length;

@@ -7,23 +7,29 @@ import { APPLE_MAKER_NOTE, NOT_MEDIA, exifApp1, tinyJpeg, tinyPng } from '../fix
 import { ROOT } from './corpus.js';
 import { sql } from './postgres.js';
 
-export interface Worker {
+/** A subprocess of the built CLI: its exit, and what it wrote to stderr so far. */
+export interface CliProcess {
   child: ChildProcess;
   stderr(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** `provenance scan worker` as a subprocess of the built CLI, one thread unless told. */
-export function startWorker(queue: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Worker {
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'provenance.js'), 'scan', 'worker', '--queue', queue, '--concurrency', '1', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, NO_COLOR: '1', ...env },
+/** `provenance <args>` as a subprocess of the built CLI (stdout ignored). */
+export function startCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): CliProcess {
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'provenance.js'), ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, NO_COLOR: '1', ...options.env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const err: Buffer[] = [];
   child.stderr!.on('data', (c: Buffer) => err.push(c));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
   return { child, stderr: () => Buffer.concat(err).toString(), exited };
+}
+
+/** `provenance scan worker` as a subprocess of the built CLI, one thread unless told. */
+export function startWorker(queue: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): CliProcess {
+  return startCli(['scan', 'worker', '--queue', queue, '--concurrency', '1', ...args], { env });
 }
 
 /** Counts of a scan's inputs by state, read from its rows. */

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { comparable, inputCounts, makeMixedFolder, startWorker, waitFor, type Worker } from '../helpers/fleet.js';
+import { comparable, inputCounts, makeMixedFolder, startWorker, waitFor, type CliProcess } from '../helpers/fleet.js';
 import { createTestDatabase, sql, type TestDatabase } from '../helpers/postgres.js';
 import { parseLines, runBin } from '../helpers/run-cli.js';
 import { makeSignedSet } from '../helpers/signed.js';
@@ -14,7 +14,7 @@ import { makeSignedSet } from '../helpers/signed.js';
 const FILES = 1100;
 let dir: string;
 let db: TestDatabase;
-const workers: Worker[] = [];
+const workers: CliProcess[] = [];
 
 beforeAll(async () => {
   db = await createTestDatabase();

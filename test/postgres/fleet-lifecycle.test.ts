@@ -1,7 +1,6 @@
 // Issue 33: a distributed scan's life on a real PostgreSQL with workers as subprocesses of the
 // built CLI: a poison input, SIGTERM's drain, a `scan start` killed while it lists, cancel, retry
 // of failures only, --incremental, the library's functions, and a clear message for each bad input.
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,8 +8,7 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runScanWorker, scanResults, scanStatus, startScan } from '../../src/index.js';
 import { tinyJpeg } from '../fixtures/make.js';
-import { ROOT } from '../helpers/corpus.js';
-import { comparable, inputCounts, makeMixedFolder, startWorker, waitFor, type Worker } from '../helpers/fleet.js';
+import { comparable, inputCounts, makeMixedFolder, startCli, startWorker, waitFor, type CliProcess } from '../helpers/fleet.js';
 import { makeServerCertificate, startHttpsServer } from '../helpers/https-server.js';
 import { createTestDatabase, sql, type TestDatabase } from '../helpers/postgres.js';
 import { parseLines, runBin } from '../helpers/run-cli.js';
@@ -19,8 +17,8 @@ let dir: string;
 /** Each test's own queue (a database of its own): a worker takes batches of every scan in its queue. */
 let db: TestDatabase;
 const databases: TestDatabase[] = [];
-const workers: Worker[] = [];
-const spawned = (w: Worker) => (workers.push(w), w);
+const workers: CliProcess[] = [];
+const spawned = (w: CliProcess) => (workers.push(w), w);
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'prov-fleet-life-'));
@@ -131,28 +129,24 @@ describe('a scan start killed while it lists (docs/SCALE.md)', () => {
   it('leaves its scan listing with what it queued checked; scan cancel ends it; --incremental from it keeps what it found', async () => {
     makeMixedFolder(join(dir, 'killed'), 1000);
     // Batches of one: each is a transaction of its own, so the listing lasts seconds.
-    const start = spawn(process.execPath, [join(ROOT, 'bin', 'provenance.js'), 'scan', 'start', 'killed', 'killed', '--batch', '1', '--queue', db.url], {
-      cwd: dir,
-      stdio: 'ignore',
-    });
-    const ended = new Promise((resolve) => start.on('close', resolve));
+    const start = spawned(startCli(['scan', 'start', 'killed', 'killed', '--batch', '1', '--queue', db.url], { cwd: dir }));
     const listed = async () => ((await sql(db.url, `SELECT count(*)::int AS n FROM provenance_scan.inputs WHERE scan = 'killed'`))[0]!.n as number);
     // (The tables are made by the scan start itself: until then, the query fails.)
     await waitFor('10 inputs listed', async () => (await listed().catch(() => 0)) >= 10, 60_000);
-    start.kill('SIGKILL');
-    await ended;
-    const queued = await listed();
-    expect(queued).toBeLessThan(1000); // killed mid-listing, not after it
+    start.child.kill('SIGKILL');
+    expect((await start.exited).signal).toBe('SIGKILL');
+    const listedBeforeKill = await listed();
+    expect(listedBeforeKill).toBeLessThan(1000); // killed mid-listing, not after it
 
     expect((await spawned(startWorker(db.url, ['--until-empty'])).exited).code).toBe(0);
-    expect(await inputCounts(db.url, 'killed')).toEqual({ queued: 0, done: queued, failed: 0 });
-    expect(JSON.parse((await scanCli(['status', 'killed', '--json'])).stdout)).toMatchObject({ state: 'listing', done: queued, queued: 0 });
+    expect(await inputCounts(db.url, 'killed')).toEqual({ queued: 0, done: listedBeforeKill, failed: 0 });
+    expect(JSON.parse((await scanCli(['status', 'killed', '--json'])).stdout)).toMatchObject({ state: 'listing', done: listedBeforeKill, queued: 0 });
 
     expect((await scanCli(['cancel', 'killed'])).code).toBe(0);
-    expect(JSON.parse((await scanCli(['status', 'killed', '--json'])).stdout)).toMatchObject({ state: 'cancelled', done: queued });
+    expect(JSON.parse((await scanCli(['status', 'killed', '--json'])).stdout)).toMatchObject({ state: 'cancelled', done: listedBeforeKill });
     const again = await scanCli(['start', 'killed-again', 'killed', '--incremental', 'killed', '--json']);
     expect(again.code).toBe(0);
-    expect(JSON.parse(again.stdout)).toMatchObject({ total: 1000, reused: queued, queued: 1000 - queued });
+    expect(JSON.parse(again.stdout)).toMatchObject({ total: 1000, reused: listedBeforeKill, queued: 1000 - listedBeforeKill });
   }, 120_000);
 });
 

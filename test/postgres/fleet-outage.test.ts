@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { inputCounts, makeMixedFolder, startWorker, waitFor, type Worker } from '../helpers/fleet.js';
+import { inputCounts, makeMixedFolder, startWorker, waitFor, type CliProcess } from '../helpers/fleet.js';
 import { clusterUnavailable, startCluster, type Cluster } from '../helpers/pg-cluster.js';
 import { sql } from '../helpers/postgres.js';
 import { runBin } from '../helpers/run-cli.js';
@@ -20,7 +20,7 @@ if (unavailable) {
 const FILES = 300;
 let cluster: Cluster;
 let dir: string;
-let worker: Worker | undefined;
+let worker: CliProcess | undefined;
 
 beforeAll(async () => {
   if (unavailable) return;

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { comparable, inputCounts, makeMixedFolder, startWorker, waitFor, type Worker } from '../helpers/fleet.js';
+import { comparable, inputCounts, makeMixedFolder, startWorker, waitFor, type CliProcess } from '../helpers/fleet.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { parseLines, runBin } from '../helpers/run-cli.js';
 import { s3rverEnv, startS3rver, type S3Server } from '../helpers/s3rver.js';
@@ -16,7 +16,7 @@ const OBJECTS = 1000;
 let dir: string;
 let db: TestDatabase;
 let server: S3Server;
-const workers: Worker[] = [];
+const workers: CliProcess[] = [];
 
 const awsEnv = () => s3rverEnv(server.endpoint, dir);
 

@@ -236,6 +236,17 @@ describe('check https://...', () => {
 });
 
 describe('bad https:// inputs', () => {
+  it("a refused connection to the default port names the host alone, as docs/CLI.md's table shows it (issue 40)", async () => {
+    // 127.0.0.1:443: nothing listens there on a test machine (a test cannot bind below 1024).
+    const run = await cli(['check', '--json', 'https://127.0.0.1/x.jpg']);
+    expect(run.code).toBe(1);
+    const [line] = parseLines(run.stdout);
+    expect(line.error).toEqual({ type: 'read_error', message: 'https://127.0.0.1/x.jpg: 127.0.0.1 refused the connection (ECONNREFUSED).' });
+    const row = readFileSync(join(ROOT, 'docs', 'CLI.md'), 'utf8').split('\n').find((l) => l.includes('| connection refused |'))!;
+    const shown = /\| `read_error` \| `([^`]+)`/.exec(row)![1]!;
+    expect(line.error.message.endsWith(shown.replace('example.org', '127.0.0.1'))).toBe(true);
+  });
+
   it('each failure is its own line with a clear message, exit 1, and the rest is checked', async () => {
     const closed = `https://127.0.0.1:${await freePort()}`;
     const o = https.origin;

@@ -46,6 +46,16 @@ describe('docs/PERFORMANCE.md', () => {
   });
 });
 
+describe("docs/SCALE.md's queue library", () => {
+  it('names the pg-boss release package.json pins', () => {
+    const pin = (JSON.parse(read('package.json')) as { dependencies: Record<string, string> }).dependencies['pg-boss']!;
+    const [, major, minor] = /^~(\d+)\.(\d+)\.\d+$/.exec(pin)!;
+    const scale = flat('docs/SCALE.md');
+    expect(scale).toContain(`The queue is pg-boss ${major},`);
+    expect(scale).toContain(`so pg-boss is held to ${major}.${minor}.x in package.json`);
+  });
+});
+
 describe('docs/TESTING.md', () => {
   it('counts the contract and page files vitest.config.ts runs in the dist and postgres projects', () => {
     const config = read('vitest.config.ts');

@@ -159,7 +159,8 @@ async function main(): Promise<void> {
     gauge: [],
   };
   for (let i = 0; i < runs; i++) {
-    rows.gauge!.push(sha256Ms(new Uint8Array(1 << 20)));
+    // The gauge of every bench: SHA-256 of 1.9 MB (docs/PERFORMANCE.md, scripts/machine-speed.ts).
+    rows.gauge!.push(sha256Ms(Buffer.alloc(1957448, 7)));
     warm(files);
     rows.check!.push(await timed([process.execPath, [BIN, 'check', '--json', '--concurrency', String(cores), dir]]));
     warm(files);
@@ -190,7 +191,7 @@ async function main(): Promise<void> {
   const n = files.length;
   const perCore = n / (m('onePinned') / 1000);
   const overhead = m('oneWorker') / m('check') - 1;
-  console.log(`\n== medians of ${runs} rounds (machine gauge: SHA-256 of 1 MiB in ${m('gauge').toFixed(2)} ms; rounds ${rows.gauge!.map((g) => g.toFixed(2)).join(', ')})`);
+  console.log(`\n== medians of ${runs} rounds (machine gauge: SHA-256 of 1.9 MB in ${m('gauge').toFixed(2)} ms; rounds ${rows.gauge!.map((g) => g.toFixed(2)).join(', ')})`);
   console.log(`check --json, ${cores} threads:                       ${(m('check') / 1000).toFixed(2)} s`);
   console.log(`scan start + 1 worker, ${cores} threads:              ${(m('oneWorker') / 1000).toFixed(2)} s (scan start ${(m('start') / 1000).toFixed(2)} s of it)`);
   console.log(`  the whole runs:                                 +${((m('oneWorker') - m('check')) / n).toFixed(2)} ms an input, ${(overhead * 100).toFixed(1)} %`);

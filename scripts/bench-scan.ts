@@ -152,7 +152,7 @@ interface Round {
 /** Bundles a floor script once (scripts/bench-floor.ts, ...), so its wall time holds no build step. */
 async function buildFloor(script = 'bench-floor'): Promise<string> {
   const outfile = join(ROOT, 'node_modules', '.cache', `${script}.mjs`);
-  await build({ entryPoints: [`scripts/${script}.ts`], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
+  await build({ entryPoints: [`scripts/${script}.ts`], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node22', packages: 'external', logLevel: 'warning' });
   return outfile;
 }
 

@@ -49,7 +49,7 @@ const common = {
   bundle: true,
   platform: 'node',
   format: 'esm',
-  target: 'node20',
+  target: 'node22',
   // Whitespace kept: Node prints the source line of an uncaught error before its message, and a
   // one-line bundle made that 60 KB (issue 24). Lines as written cost no measurable start time.
   minifyWhitespace: false,

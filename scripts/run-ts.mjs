@@ -1,4 +1,5 @@
-// Runs a TypeScript script of this repository on Node 20 (which cannot run TS itself): bundles it
+// Runs a TypeScript script of this repository on Node 22 and later (before 22.18 Node cannot run TS
+// itself, and from it only erasable syntax): bundles it
 // with esbuild into node_modules/.cache (so it resolves the project's packages) and imports it.
 // Usage: node scripts/run-ts.mjs scripts/make-examples.ts [args...]
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -23,7 +24,7 @@ try {
     bundle: true,
     platform: 'node',
     format: 'esm',
-    target: 'node20',
+    target: 'node22',
     packages: 'external',
     logLevel: 'warning',
   });

@@ -79,7 +79,10 @@ const SKIPPED: Record<string, string> = {
     'needs a PostgreSQL server at db.internal; test/postgres/self-hosting.test.ts runs it on the test server',
   'useradd --system --home-dir /var/lib/provenance --shell /usr/sbin/nologin provenance':
     'adds a system user and starts a systemd service (root); test/self-hosting-configs.test.ts checks the unit with systemd-analyze verify',
-  'docker build -t provenance:0.1.0 .': 'needs a Docker daemon and node:22-bookworm-slim from a registry',
+  'docker build -t provenance:0.1.0 .': 'needs a Docker daemon and node:22-bookworm-slim from a registry; test/dockerfile.test.ts holds the Dockerfile to the package and the CLI',
+  // docs/SCALE.md's role for the queue, in the database of SELF-HOSTING.md.
+  "sudo -u postgres psql -v ON_ERROR_STOP=1 -d provenance <<'SQL'":
+    'creates a role as the postgres superuser (sudo); test/postgres/scan-queue-role.test.ts runs its SQL on the test server under throwaway names, then a whole scan as that role',
 };
 
 /** Any npm command that installs resolves packages from the npm registry: never run here. */

@@ -204,6 +204,19 @@ describe('check https://...', () => {
     expect(run.stdout + run.stderr).not.toMatch(/SECRET|:pw@/);
   });
 
+  it('--html: the page\'s title and "Inputs:" line mask a URL\'s secrets as its row does (issue 40)', async () => {
+    const port = new URL(https.origin).port;
+    const url = `https://user:pw@127.0.0.1:${port}/auth/f0.jpg?token=tok-SECRET-1&X-Amz-Signature=sig-SECRET-2&size=large`;
+    const report = join(dir, 'masked-report.html');
+    const run = await cli(['check', '--quiet', '--html', report, url]);
+    expect(run.code, run.stderr).toBe(0);
+    const page = readFileSync(report, 'utf8');
+    const shown = `https://***:***@127.0.0.1:${port}/auth/f0.jpg?token=***&amp;X-Amz-Signature=***&amp;size=large`;
+    expect(/<title>([^<]*)<\/title>/.exec(page)?.[1]).toBe(`Provenance report: ${shown}`);
+    expect(page).toContain(`Inputs: ${shown} · checked on this machine`);
+    expect(page).not.toMatch(/SECRET|user:pw|:pw@/);
+  });
+
   it('follows up to 5 redirects (https:// only), and no more', async () => {
     const five = await cli(['check', '--json', `${https.origin}/hop/4`]);
     expect(five.code, five.stdout).toBe(0);
@@ -223,6 +236,17 @@ describe('check https://...', () => {
 });
 
 describe('bad https:// inputs', () => {
+  it("a refused connection to the default port names the host alone, as docs/CLI.md's table shows it (issue 40)", async () => {
+    // 127.0.0.1:443: nothing listens there on a test machine (a test cannot bind below 1024).
+    const run = await cli(['check', '--json', 'https://127.0.0.1/x.jpg']);
+    expect(run.code).toBe(1);
+    const [line] = parseLines(run.stdout);
+    expect(line.error).toEqual({ type: 'read_error', message: 'https://127.0.0.1/x.jpg: 127.0.0.1 refused the connection (ECONNREFUSED).' });
+    const row = readFileSync(join(ROOT, 'docs', 'CLI.md'), 'utf8').split('\n').find((l) => l.includes('| connection refused |'))!;
+    const shown = /\| `read_error` \| `([^`]+)`/.exec(row)![1]!;
+    expect(line.error.message.endsWith(shown.replace('example.org', '127.0.0.1'))).toBe(true);
+  });
+
   it('each failure is its own line with a clear message, exit 1, and the rest is checked', async () => {
     const closed = `https://127.0.0.1:${await freePort()}`;
     const o = https.origin;

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from './helpers/corpus.js';
 import { runBin } from './helpers/run-cli.js';
+import { DEFAULT_TEST_DATABASE_URL } from './helpers/postgres.js';
 
 function readmeCommands(): string[] {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -63,8 +64,19 @@ describe('README as a first page', () => {
     expect(cards.map(([, file]) => file)).toEqual(['examples/comfyui.png']);
     for (const [, file, shown] of cards) {
       const run = await runBin(['check', file!]);
-      expect(run.stdout.startsWith(shown!), file).toBe(true);
+      // The whole card, to the blank line before the closing lines: no line of it left out.
+      expect(shown, file).toBe(`${run.stdout.split('\n\n')[0]}\n`);
     }
+  });
+});
+
+describe('README: what `npm test` takes and needs', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+  it("names the test server's default URL, Chromium's path, and how the suite skips without them", () => {
+    const CHROMIUM = /const CHROMIUM = '([^']+)'/.exec(readFileSync(join(ROOT, 'test', 'daemon', 'browser.test.ts'), 'utf8'))![1];
+    expect(readme).toContain(`else ${DEFAULT_TEST_DATABASE_URL}) and Chromium (\`${CHROMIUM}\`)`);
+    expect(readme).toContain('outside CI the tests needing either are skipped with a notice (with `CI` set, a missing PostgreSQL fails the run)');
+    expect(readme).toContain('about 30 minutes on two cores');
   });
 });
 

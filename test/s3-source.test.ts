@@ -288,15 +288,16 @@ describe('s3:// in a --files-from list', () => {
 });
 
 describe("the AWS SDK's Node-version notice", () => {
-  it('is printed by the SDK itself on this Node (the control), and never by check', async () => {
-    const major = Number(process.versions.node.split('.')[0]);
+  // Node 22 is the floor (issue 40): the SDK prints its notice only on older Nodes, so check no
+  // longer turns it off, and prints none.
+  it.skipIf(Number(process.versions.node.split('.')[0]) < 22)('is printed neither by the SDK on this Node (the control) nor by check', async () => {
     // The same SDK, made a client of in a bare Node with the same environment.
     const controlRun = spawnSync(process.execPath, ['-e', "new (require('@aws-sdk/client-s3').S3Client)({ region: 'us-east-1' })"], {
       cwd: ROOT,
       encoding: 'utf8',
       env: { ...process.env, ...awsEnv() },
     }).stderr;
-    if (major < 22) expect(controlRun).toMatch(NODE_NOTICE);
+    expect(controlRun).not.toMatch(NODE_NOTICE);
     const run = await s3(['check', `s3://photos/${relative(dir, files[2]!)}`, 's3://photos/tree/d1']);
     expect(run.code).toBe(0);
     expect(run.stderr).not.toMatch(NODE_NOTICE);

@@ -12,6 +12,7 @@ import { reportErrorRow, reportHead, reportRow, reportTail } from '../report/sca
 import type { Hints } from '../media/xmp-hints.js';
 import type { DetectionResult, ErrorInfo } from '../types.js';
 import { STDIN } from '../engine/inputs.js';
+import { maskUrlSecrets, shownInput } from '../engine/masked-url.js';
 
 export interface HtmlReportOptions {
   path: string;
@@ -59,7 +60,10 @@ export class HtmlReportWriter {
 
   constructor(private readonly options: HtmlReportOptions) {
     this.fd = openSync(options.path, 'w');
-    writeSync(this.fd, reportHead({ startedAt: new Date(options.startedAt), inputs: options.inputs, where: options.where, version: options.version }));
+    // The page's title and "Inputs:" line show the inputs as given, so a URL's secrets are masked
+    // here as its row masks them (a report is a file that gets passed around).
+    const inputs = options.inputs.map(shownInput);
+    writeSync(this.fd, reportHead({ startedAt: new Date(options.startedAt), inputs, where: maskUrlSecrets(options.where), version: options.version }));
     process.on('exit', this.onExit);
   }
 

@@ -76,3 +76,13 @@ function maskText(value: string): string {
       )
   );
 }
+
+/**
+ * An input as the user gave it (a path, an `s3://` or `https://` URL), as a report or a message
+ * may show it: a URL with its user name, password and secret-named parameters as ***, as its
+ * results show it (https-source.ts); anything else, a path above all, exactly as given (a file
+ * may be called `token=1.jpg`).
+ */
+export function shownInput(input: string): string {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(input) ? maskUrlSecrets(input, { user: true }) : input;
+}

@@ -14,13 +14,6 @@ import { MAX_OBJECT_BYTES, objectTooLarge, readObjectBody } from './object-body.
 import type { PathFilter } from './path-filter.js';
 /** Keys per ListObjectsV2 page: S3's own most. */
 const PAGE_KEYS = 1000;
-/**
- * The SDK's own variable for its Node-version notice ("will require node >=22", printed once per
- * process on Node 20 when a client is made). `check` users have no use for it: it is about the
- * SDK's future releases, not this run.
- */
-const NODE_WARNING_SWITCH = 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED';
-
 export interface S3Location {
   bucket: string;
   /** The key, or the prefix, after `s3://bucket/`; may be empty (the whole bucket). */
@@ -89,23 +82,13 @@ export async function openS3(env: NodeJS.ProcessEnv = process.env): Promise<S3Co
 }
 
 function makeClient({ S3Client }: Sdk, env: NodeJS.ProcessEnv): S3Client {
-  // The notice is decided while the client is made (once per process): the SDK's switch is set
-  // for that moment only, and put back as it was, so a caller's own SDK clients keep their
-  // settings. Exactly that notice; any other warning still shows.
-  const before = process.env[NODE_WARNING_SWITCH];
-  process.env[NODE_WARNING_SWITCH] = 'true';
-  try {
-    return new S3Client({
-      forcePathStyle: truthy(env.AWS_S3_FORCE_PATH_STYLE),
-      // A bucket in another region than the one configured is followed there, not an error.
-      followRegionRedirects: true,
-      // An endpoint that accepts no connection fails in seconds rather than hanging the scan.
-      requestHandler: { connectionTimeout: 10_000, requestTimeout: 60_000 },
-    });
-  } finally {
-    if (before === undefined) delete process.env[NODE_WARNING_SWITCH];
-    else process.env[NODE_WARNING_SWITCH] = before;
-  }
+  return new S3Client({
+    forcePathStyle: truthy(env.AWS_S3_FORCE_PATH_STYLE),
+    // A bucket in another region than the one configured is followed there, not an error.
+    followRegionRedirects: true,
+    // An endpoint that accepts no connection fails in seconds rather than hanging the scan.
+    requestHandler: { connectionTimeout: 10_000, requestTimeout: 60_000 },
+  });
 }
 
 interface AwsError {

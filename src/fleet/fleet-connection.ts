@@ -26,11 +26,39 @@ export interface OpenOptions {
   max?: number;
 }
 
-/** A connection error from `pg` as one line that names the queue, not the URL's secrets. */
-export function unreachable(where: string, err: unknown): FleetError {
+/**
+ * A connection error from `pg` as one line that names the queue by host, port and database, never
+ * by its user or password (docs/SCALE.md). PostgreSQL's refusals of a login name the role (`role
+ * "scanner" does not exist`, `password authentication failed for user "scanner"`, `no pg_hba.conf
+ * entry for host ..., user "scanner", ...`): those are said by their SQLSTATE, and the URL's user
+ * name, where another message quotes it, is masked (PostgreSQL never repeats a password).
+ */
+export function unreachable(where: string, err: unknown, url?: string): FleetError {
   const e = err as { code?: string; message?: string };
-  const why = e.code === 'ECONNREFUSED' ? 'nothing accepts connections there' : e.code === 'ENOTFOUND' ? 'no such host' : (e.message ?? String(err)).split('\n')[0];
-  return new FleetError(`cannot reach the queue at ${where}: ${why}.`, 1);
+  return new FleetError(`cannot reach the queue at ${where}: ${masked(reason(e), url)}.`, 1);
+}
+
+function reason(e: { code?: string; message?: string }): string {
+  if (e.code === 'ECONNREFUSED') return 'nothing accepts connections there';
+  if (e.code === 'ENOTFOUND') return 'no such host';
+  if (e.code === '28P01') return 'the server refused the password of the queue URL\'s user (SQLSTATE 28P01)';
+  if (e.code === '28000') {
+    return "the server refused the queue URL's user: no such role, or no pg_hba.conf line admits it from this address (SQLSTATE 28000; the server's log says which)";
+  }
+  return (e.message ?? String(e)).split('\n')[0]!;
+}
+
+/** `text` without the URL's user name, where quoted as PostgreSQL quotes names. */
+function masked(text: string, url: string | undefined): string {
+  if (url === undefined) return text;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return text;
+  }
+  const user = decodeURIComponent(parsed.username);
+  return user ? text.split(`"${user}"`).join('"***"') : text;
 }
 
 export async function openFleet(url: string, options: OpenOptions = {}): Promise<FleetConnection> {
@@ -45,7 +73,7 @@ export async function openFleet(url: string, options: OpenOptions = {}): Promise
   } catch (err) {
     await pool.end().catch(() => {});
     if (err instanceof FleetError) throw err;
-    throw unreachable(where, err);
+    throw unreachable(where, err, url);
   }
   const boss = new PgBossClass({
     db: { executeSql: (text: string, values?: unknown[]) => (values?.length ? pool.query(text, values) : pool.query(text)) },
@@ -63,7 +91,7 @@ export async function openFleet(url: string, options: OpenOptions = {}): Promise
   } catch (err) {
     await boss.stop({ graceful: false, close: false, wait: false }).catch(() => {});
     await pool.end().catch(() => {});
-    throw unreachable(where, err);
+    throw unreachable(where, err, url);
   }
   return {
     pool,

@@ -17,8 +17,11 @@ const WASM_TIERING_BUDGET = 40_000_000;
  * one thread took 1.02 s of CPU (0.58 s wall) by default and 0.42 s (0.35 s wall) with 40 MB;
  * 3,000 took the same 6.7 s either way; the benchmark folder scan went from 1.09 to 0.80 s and a
  * cold signed check from 275 to 176 ms (docs/PERFORMANCE.md). Far higher budgets (1e9, close to
- * never optimising) made long runs 10 % slower. The flag is process-wide and is set before the
- * module is compiled.
+ * never optimising) made long runs 10 % slower. Kept on Node 22, the floor since issue 40, whose
+ * default is higher: the same 100-file read (examples/signed.jpg x 100, `check --checks c2pa
+ * --concurrency 1`, Node 22.23.3, 2026-12-02, a loaded machine: gauge 5.98 ms) took 2.09, 1.83
+ * and 1.74 s of CPU with it against 2.55, 2.36 and 2.08 s without, rounds interleaved. The flag is
+ * process-wide and is set before the module is compiled.
  */
 export function loadC2paWasm(): Promise<C2paWasm> {
   loaded ??= (async () => {

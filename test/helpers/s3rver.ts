@@ -62,7 +62,6 @@ export function s3rverEnv(endpoint: string, dir: string, overrides: NodeJS.Proce
     AWS_SHARED_CREDENTIALS_FILE: join(dir, 'no-aws-credentials'),
     AWS_PROFILE: undefined,
     AWS_SESSION_TOKEN: undefined,
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: undefined,
     ...overrides,
   };
 }

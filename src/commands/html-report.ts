@@ -16,6 +16,8 @@ import { STDIN } from '../engine/inputs.js';
 export interface HtmlReportOptions {
   path: string;
   inputs: string[];
+  /** How many inputs there were, when `inputs` holds the first few only (a scan's). */
+  inputCount?: number;
   where: string;
   startedAt: number;
   version?: string;
@@ -59,7 +61,7 @@ export class HtmlReportWriter {
 
   constructor(private readonly options: HtmlReportOptions) {
     this.fd = openSync(options.path, 'w');
-    writeSync(this.fd, reportHead({ startedAt: new Date(options.startedAt), inputs: options.inputs, where: options.where, version: options.version }));
+    writeSync(this.fd, reportHead({ startedAt: new Date(options.startedAt), inputs: options.inputs, inputCount: options.inputCount, where: options.where, version: options.version }));
     process.on('exit', this.onExit);
   }
 

@@ -110,8 +110,16 @@ export interface StartOutcome {
 }
 
 export interface WorkerSummary {
+  /** The name its results are written under (host:pid), as `scan status` lists workers. */
   id: string;
+  /** Batches it finished. */
   batches: number;
+  /**
+   * Inputs it finished (a result or a failure written into the input's row), those of a batch
+   * that failed later and those written off from the dead-letter queue included: as the database
+   * counts them under its name, when the queue answers at the end.
+   */
   inputs: number;
+  /** Of those, failed. */
   failed: number;
 }

@@ -187,7 +187,8 @@ export function runScanStatus(flags: QueueFlags & { name: string; json?: boolean
     }
     io.stdout.write(`${statusLine(status)}\n`);
     if (status.reused) io.stdout.write(`  ${count(status.reused)} of the done unchanged since scan ${status.basedOn}\n`);
-    for (const w of status.workers) io.stdout.write(`  worker ${w.worker}: ${count(w.done)} done, ${count(w.failed)} failed, last at ${w.lastAt}\n`);
+    // A worker's name is whatever host name the machine that wrote it has: printable() too.
+    for (const w of status.workers) io.stdout.write(`  worker ${printable(w.worker)}: ${count(w.done)} done, ${count(w.failed)} failed, last at ${w.lastAt}\n`);
     return EXIT.ok;
   });
 }

@@ -123,6 +123,12 @@ export const TARGETS = {
     source: 'src/media/xmp-hints.ts',
     tests: ['test/xmp-hints.test.ts', 'test/xmp-property.test.ts', 'test/c2pa-explained-xmp.test.ts'],
   },
+  // The distributed scan's result writer (issue 40): in-process tests against the real PostgreSQL
+  // (the fleet suites run it inside CLI subprocesses, which mutation cannot reach).
+  'result-writer': {
+    source: 'src/fleet/result-writer.ts',
+    tests: ['test/postgres/fleet-result-writer.test.ts'],
+  },
   // The generator-record readers (issue 34): each with its own unit tests and the two suites that
   // judge whole files (generator-records: the formats beyond the basic ones; generator-metadata).
   ...generatorTargets({

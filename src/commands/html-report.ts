@@ -17,6 +17,8 @@ import { maskUrlSecrets, shownInput } from '../engine/masked-url.js';
 export interface HtmlReportOptions {
   path: string;
   inputs: string[];
+  /** How many inputs there were, when `inputs` holds the first few only (a scan's). */
+  inputCount?: number;
   where: string;
   startedAt: number;
   version?: string;
@@ -63,7 +65,7 @@ export class HtmlReportWriter {
     // The page's title and "Inputs:" line show the inputs as given, so a URL's secrets are masked
     // here as its row masks them (a report is a file that gets passed around).
     const inputs = options.inputs.map(shownInput);
-    writeSync(this.fd, reportHead({ startedAt: new Date(options.startedAt), inputs, where: maskUrlSecrets(options.where), version: options.version }));
+    writeSync(this.fd, reportHead({ startedAt: new Date(options.startedAt), inputs, inputCount: options.inputCount, where: maskUrlSecrets(options.where), version: options.version }));
     process.on('exit', this.onExit);
   }
 

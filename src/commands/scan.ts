@@ -13,6 +13,7 @@ import type { Hints } from '../media/xmp-hints.js';
 import type { DetectionResult, ErrorInfo } from '../types.js';
 import { ScanStats } from '../ui/scan-stats.js';
 import { makeStyle } from '../ui/style.js';
+import { printable } from '../ui/terminal-text.js';
 import { formatError, formatResult, formatSummary } from '../ui/text-report.js';
 import { verdictOf } from '../verdict/verdict.js';
 import { EXIT, isCi, usageErrorsReported, wantsColor, type CommandIO } from './io.js';
@@ -48,10 +49,12 @@ const count = (n: number) => n.toLocaleString('en-US');
 
 export function runScanStart(flags: StartFlags, io: CommandIO): Promise<number> {
   return run(io, async () => {
-    const sources: FsPath[] = [...flags.sources];
+    // The list's entries are inputs as check's --files-from makes them: one that cannot be read
+    // is a failed input, where a bad source named on the command line is a usage error.
+    const listed: FsPath[] = [];
     if (flags.filesFrom) {
       if (flags.filesFrom === '-') throw new FleetError('--files-from -: a scan lists its sources before it returns; give the list as a file.');
-      for await (const entry of readFileList(openFileList(flags.filesFrom, io.stdin), Boolean(flags.null))) sources.push(entry);
+      for await (const entry of readFileList(openFileList(flags.filesFrom, io.stdin), Boolean(flags.null))) listed.push(entry);
     } else if (flags.null) throw new FleetError('-0/--null goes with --files-from.');
     const anchors = loadTrustAnchors({ file: flags.trustAnchors, env: io.env });
     const catalogue = flags.catalogue ?? readSettings(io.env).catalogue;
@@ -62,23 +65,26 @@ export function runScanStart(flags: StartFlags, io: CommandIO): Promise<number> 
     process.once('SIGINT', onInterrupt);
     process.once('SIGTERM', onInterrupt);
     const outcome = await fleet
-      .startScan({
-        name: flags.name,
-        queue: flags.queue,
-        env: io.env,
-        sources: sources as string[],
-        checks: flags.checks === undefined ? undefined : flags.checks.split(',').map((s) => s.trim()),
-        catalogue,
-        trustAnchorsPem: anchors?.pem,
-        include: flags.include,
-        exclude: flags.exclude,
-        caseSensitive: flags.caseSensitive,
-        batchSize: flags.batch,
-        leaseSeconds: flags.lease,
-        incremental: flags.incremental,
-        onListed: progress ? (listed) => io.stderr.write(`\rprovenance: scan ${flags.name}: ${count(listed)} inputs listed`) : undefined,
-        signal: interrupt.signal,
-      })
+      .startScan(
+        {
+          name: flags.name,
+          queue: flags.queue,
+          env: io.env,
+          sources: flags.sources,
+          checks: flags.checks === undefined ? undefined : flags.checks.split(',').map((s) => s.trim()),
+          catalogue,
+          trustAnchorsPem: anchors?.pem,
+          include: flags.include,
+          exclude: flags.exclude,
+          caseSensitive: flags.caseSensitive,
+          batchSize: flags.batch,
+          leaseSeconds: flags.lease,
+          incremental: flags.incremental,
+          onListed: progress ? (n) => io.stderr.write(`\rprovenance: scan ${flags.name}: ${count(n)} inputs listed`) : undefined,
+          signal: interrupt.signal,
+        },
+        listed,
+      )
       .finally(() => {
         process.removeListener('SIGINT', onInterrupt);
         process.removeListener('SIGTERM', onInterrupt);
@@ -88,7 +94,9 @@ export function runScanStart(flags: StartFlags, io: CommandIO): Promise<number> 
     if (!flags.quiet) {
       const reused = outcome.reused ? `, ${count(outcome.reused)} unchanged since ${flags.incremental}` : '';
       io.stderr.write(`provenance: scan ${outcome.name}: ${count(outcome.total)} inputs listed, ${count(outcome.queued)} queued in ${count(outcome.batches)} batches${reused}.\n`);
-      for (const e of outcome.listErrors.slice(0, 20)) io.stderr.write(`provenance: ${e.message}\n`);
+      if (outcome.notReused) io.stderr.write(`provenance: scan ${outcome.name}: nothing taken from scan ${flags.incremental}: ${printable(outcome.notReused)}; every input is checked.\n`);
+      // A message names the file as it is named on disk: printable(), as check's do.
+      for (const e of outcome.listErrors.slice(0, 20)) io.stderr.write(`provenance: ${printable(e.message)}\n`);
       if (outcome.listErrors.length > 20) io.stderr.write(`provenance: ... and ${count(outcome.listErrors.length - 20)} more that could not be listed (scan results ${outcome.name}).\n`);
       if (!flags.wait && outcome.queued) io.stderr.write(`provenance: start workers with \`provenance scan worker\` on any machine that reaches the queue; \`provenance scan status ${outcome.name}\` shows progress.\n`);
     }
@@ -158,7 +166,8 @@ export function runScanWorkerCommand(flags: WorkerFlags, io: CommandIO): Promise
         concurrency: flags.concurrency,
         untilEmpty: flags.untilEmpty,
         signal: stopping.signal,
-        onLog: (line) => io.stderr.write(`provenance: scan worker: ${line}\n`),
+        // A line may name an input (a written-off file, a failed read): printable(), as check's messages.
+        onLog: (line) => io.stderr.write(`provenance: scan worker: ${printable(line)}\n`),
       });
       if (!flags.quiet) io.stderr.write(`provenance: scan worker ${summary.id}: ${count(summary.batches)} batches, ${count(summary.inputs)} inputs written (${count(summary.failed)} failed).\n`);
       return EXIT.ok;
@@ -178,7 +187,8 @@ export function runScanStatus(flags: QueueFlags & { name: string; json?: boolean
     }
     io.stdout.write(`${statusLine(status)}\n`);
     if (status.reused) io.stdout.write(`  ${count(status.reused)} of the done unchanged since scan ${status.basedOn}\n`);
-    for (const w of status.workers) io.stdout.write(`  worker ${w.worker}: ${count(w.done)} done, ${count(w.failed)} failed, last at ${w.lastAt}\n`);
+    // A worker's name is whatever host name the machine that wrote it has: printable() too.
+    for (const w of status.workers) io.stdout.write(`  worker ${printable(w.worker)}: ${count(w.done)} done, ${count(w.failed)} failed, last at ${w.lastAt}\n`);
     return EXIT.ok;
   });
 }
@@ -207,7 +217,7 @@ export function runScanResults(flags: QueueFlags & { name: string; json?: boolea
     if (flags.html) {
       const { HtmlReportWriter } = await import('./html-report.js');
       try {
-        html = new HtmlReportWriter({ path: flags.html, inputs: status.sources, where: `the workers of scan ${flags.name}`, startedAt: Date.parse(status.createdAt), remote: false, trustAnchors: false });
+        html = new HtmlReportWriter({ path: flags.html, inputs: status.sources, inputCount: status.sourceCount, where: `the workers of scan ${flags.name}`, startedAt: Date.parse(status.createdAt), remote: false, trustAnchors: false });
       } catch (err) {
         throw new FleetError(`--html: cannot write ${flags.html}: ${(err as Error).message}`);
       }
@@ -245,7 +255,11 @@ export function runScanResults(flags: QueueFlags & { name: string; json?: boolea
       io.stderr.write(`provenance: report written to ${flags.html}.\n`);
     } else if (!flags.json) io.stdout.write(formatSummary(stats, style));
     if (queued) io.stderr.write(`provenance: scan ${flags.name}: ${count(queued)} inputs not finished yet (${status.state}); their results are not above.\n`);
-    return failed || queued ? EXIT.unreadable : EXIT.ok;
+    // A scan still listing may have more inputs than these (or its start died while listing:
+    // docs/SCALE.md): partial results, whatever the rows say.
+    const listing = status.state === 'listing';
+    if (listing) io.stderr.write(`provenance: scan ${flags.name} is incomplete: its sources are still being listed, or its scan start ended while listing (provenance scan cancel ${flags.name} ends it); these are the results of what was listed.\n`);
+    return failed || queued || listing ? EXIT.unreadable : EXIT.ok;
   });
 }
 

@@ -3,7 +3,10 @@
 // queue and closes it before it returns.
 import { availableParallelism } from 'node:os';
 import { CheckSelectionError, parseCatalogue, resolveChecks } from '../engine/checks.js';
+import type { FsPath } from '../engine/byte-paths.js';
 import { engineVersion } from '../engine/engine-version.js';
+import { isHttpsUrl, isPlainHttpUrl, parseHttpsUrl } from '../engine/https-source.js';
+import { isS3Url, parseS3Url } from '../engine/s3-source.js';
 import { makePathFilter } from '../engine/path-filter.js';
 import { poolRunner } from '../library/checker.js';
 import { scanWorkers } from '../library/scan-pool.js';
@@ -33,11 +36,17 @@ async function withFleet<T>(options: QueueOptions, fn: (fleet: FleetConnection) 
   }
 }
 
-export async function startScan(options: StartScanOptions): Promise<StartOutcome> {
+/**
+ * `listed`: more sources after `options.sources`, as `--files-from` gives them (bytes for a name
+ * that is not UTF-8): one that is not a URL a worker can read is a failed input of the scan, as
+ * `check` makes it that input's error line, where a named source is refused before the scan is made.
+ */
+export async function startScan(options: StartScanOptions, listed: readonly FsPath[] = []): Promise<StartOutcome> {
   const name = checkScanName(options.name);
-  if (!options.sources.length) throw new FleetError('name at least one source: files, folders or s3://bucket/prefix.');
+  if (!options.sources.length && !listed.length) throw new FleetError('name at least one source: files, folders or s3://bucket/prefix.');
   const bad = options.sources.find((s) => s === '-');
   if (bad !== undefined) throw new FleetError('standard input (-) cannot be a scan source: workers on other machines cannot read it; list the files, or use --files-from with a file.');
+  for (const source of options.sources) checkUrlSource(source);
   let catalogue: CatalogueName;
   let checks: string[];
   try {
@@ -50,21 +59,38 @@ export async function startScan(options: StartScanOptions): Promise<StartOutcome
   const batchSize = checkBounded('the batch size', options.batchSize ?? DEFAULT_BATCH, BATCH_BOUNDS);
   const leaseSeconds = checkBounded('the lease', options.leaseSeconds ?? DEFAULT_LEASE_SECONDS, LEASE_BOUNDS);
   const filter = makePathFilter(options.include, options.exclude, { caseSensitive: options.caseSensitive });
+  const scanOptions = { checks, catalogue, ...(options.trustAnchorsPem ? { trustAnchorsPem: options.trustAnchorsPem } : {}) };
+  const engine = engineVersion();
   return withFleet(options, async (fleet) => {
-    if (options.incremental !== undefined) await checkBasedOn(fleet, name, options.incremental);
-    return listAndQueue(fleet, {
+    const basedOn = options.incremental !== undefined ? await checkBasedOn(fleet, name, options.incremental, { options: scanOptions, engine }) : undefined;
+    const outcome = await listAndQueue(fleet, {
       name,
-      sources: [...options.sources],
-      options: { checks, catalogue, ...(options.trustAnchorsPem ? { trustAnchorsPem: options.trustAnchorsPem } : {}) },
+      sources: [...options.sources, ...listed],
+      options: scanOptions,
       filter,
       batchSize,
       leaseSeconds,
-      engine: engineVersion(),
+      engine,
       basedOn: options.incremental,
+      reuse: basedOn?.reuse,
       onListed: options.onListed,
       signal: options.signal,
     });
+    return basedOn && !basedOn.reuse ? { ...outcome, notReused: basedOn.why } : outcome;
   });
+}
+
+/**
+ * An http:// URL, or an https:// or s3:// one that is malformed, among the named sources: a typing
+ * error, refused before the scan takes its name (as `check` refuses it before any request).
+ */
+function checkUrlSource(source: string): void {
+  try {
+    if (isS3Url(source)) parseS3Url(source);
+    else if (isHttpsUrl(source) || isPlainHttpUrl(source)) parseHttpsUrl(source);
+  } catch (err) {
+    throw new FleetError((err as Error).message);
+  }
 }
 
 /** Seconds between pg-boss's sweeps for leases run out (the live workers take turns at it). */

@@ -4,6 +4,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type PgBoss from 'pg-boss';
 import { FLEET_DDL, FLEET_SCHEMA_LOCK, FLEET_SCHEMA_VERSION } from './fleet-schema.js';
+import { sourceSummary } from './shown-source.js';
 import { BATCH_QUEUE, DEAD_QUEUE, DEFAULT_RETRIES, FleetError, QUEUE_SCHEMA, queueWhere, RETRY_DELAY_SECONDS, SCAN_SCHEMA } from './fleet-settings.js';
 
 export interface FleetConnection {
@@ -135,12 +136,31 @@ async function setUpSchema(pool: Pool): Promise<void> {
       if (rows.length === 0) await client.query(`INSERT INTO ${SCAN_SCHEMA}.version VALUES ($1)`, [FLEET_SCHEMA_VERSION]);
       else if (rows[0]!.version > FLEET_SCHEMA_VERSION) {
         throw new FleetError(`the queue's scan tables are of a newer provenance (schema ${rows[0]!.version}; this one knows ${FLEET_SCHEMA_VERSION}): upgrade provenance on this machine.`, 1);
+      } else if (rows[0]!.version < FLEET_SCHEMA_VERSION) {
+        await maskStoredSources(client);
+        await client.query(`UPDATE ${SCAN_SCHEMA}.version SET version = $1`, [FLEET_SCHEMA_VERSION]);
       }
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [FLEET_SCHEMA_LOCK]);
     }
   } finally {
     client.release();
+  }
+}
+
+/**
+ * Version 1 kept every source as given, a URL's token and password in clear, and a --files-from
+ * list whole: each scan's row keeps the first few, masked, and their count (the inputs' own rows,
+ * which the workers read, are unchanged). The masking is engine/masked-url.ts's, so it runs here,
+ * one scan at a time, not in SQL.
+ */
+async function maskStoredSources(client: PoolClient): Promise<void> {
+  const { rows } = await client.query<{ name: string }>(`SELECT name FROM ${SCAN_SCHEMA}.scans WHERE source_count IS NULL`);
+  for (const { name } of rows) {
+    const { rows: kept } = await client.query<{ sources: unknown }>(`SELECT sources FROM ${SCAN_SCHEMA}.scans WHERE name = $1`, [name]);
+    const sources = Array.isArray(kept[0]?.sources) ? (kept[0]!.sources as unknown[]).map(String) : [];
+    const { shown, count } = sourceSummary(sources);
+    await client.query(`UPDATE ${SCAN_SCHEMA}.scans SET sources = $2, source_count = $3 WHERE name = $1`, [name, JSON.stringify(shown), count]);
   }
 }
 

@@ -5,8 +5,17 @@
 // numbers) in its own schema.
 import { SCAN_SCHEMA } from './fleet-settings.js';
 
-/** Bumped with each change below; a database of a newer version is refused, not altered. */
-export const FLEET_SCHEMA_VERSION = 1;
+/**
+ * Bumped with each change below; a database of a newer version is refused, not altered, and one
+ * of an older version is brought up to this one (fleet-connection.ts).
+ * 2: `scans.sources` holds the first few sources with their secrets masked and `source_count`
+ * how many there were (version 1 kept every source as given, tokens and all, in one value);
+ * `inputs.place` keeps one input per file however its path was spelled.
+ */
+export const FLEET_SCHEMA_VERSION = 2;
+
+/** Sources kept in a scan's row, shown by `scan status` and the report's head (the rest are counted). */
+export const SHOWN_SOURCES = 5;
 
 const S = SCAN_SCHEMA;
 
@@ -19,7 +28,10 @@ CREATE TABLE IF NOT EXISTS ${S}.scans (
   state text NOT NULL CHECK (state IN ('listing', 'queued', 'cancelled')),
   -- what a worker needs to check as \`check\` would: checks, catalogue, trust anchors (PEM)
   options jsonb NOT NULL,
+  -- the first SHOWN_SOURCES sources as shown (secrets masked), and how many were given: the
+  -- sources themselves are the inputs' rows (a --files-from list of millions is not one value)
   sources jsonb NOT NULL,
+  source_count bigint,
   batch_size integer NOT NULL,
   lease_seconds integer NOT NULL,
   engine text NOT NULL,
@@ -54,9 +66,16 @@ CREATE TABLE IF NOT EXISTS ${S}.inputs (
   worker text,
   reused boolean NOT NULL DEFAULT false,
   finished_at timestamptz,
+  -- a file's real path (symbolic links and ./ resolved), as a SHA-256: one input per file however
+  -- the sources spelled it; NULL for objects and URLs (their source is their place)
+  place bytea,
   PRIMARY KEY (scan, seq),
   UNIQUE (scan, source)
 );
+-- version 2 on a database made by version 1 (CREATE TABLE IF NOT EXISTS left its tables as they were)
+ALTER TABLE ${S}.scans ADD COLUMN IF NOT EXISTS source_count bigint;
+ALTER TABLE ${S}.inputs ADD COLUMN IF NOT EXISTS place bytea;
+CREATE UNIQUE INDEX IF NOT EXISTS inputs_place ON ${S}.inputs (scan, place);
 -- what each worker wrote: \`scan status\`'s per-worker lines
 CREATE TABLE IF NOT EXISTS ${S}.workers (
   scan text NOT NULL REFERENCES ${S}.scans (name) ON DELETE CASCADE,

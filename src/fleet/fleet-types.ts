@@ -11,7 +11,10 @@ export interface QueueOptions {
 
 export interface StartScanOptions extends QueueOptions {
   name: string;
-  /** Files, folders (walked as `check` walks them), s3://bucket/prefix URLs. */
+  /**
+   * Files, folders (walked as `check` walks them), s3://bucket/prefix URLs, https:// URLs. An
+   * http:// URL, or a malformed s3:// or https:// one, is a FleetError before the scan is made.
+   */
   sources: readonly string[];
   checks?: readonly string[];
   catalogue?: CatalogueName | string;
@@ -24,7 +27,10 @@ export interface StartScanOptions extends QueueOptions {
   batchSize?: number;
   /** Seconds a worker holds a batch without renewing (3 to 3,600; default 60). */
   leaseSeconds?: number;
-  /** An earlier scan: inputs unchanged since it (size and mtime, or S3 ETag) take its results. */
+  /**
+   * An earlier scan: inputs unchanged since it (size and mtime, or S3 ETag) take its results, when
+   * it was checked with the same options (checks, catalogue, trust anchors) and engine build.
+   */
   incremental?: string;
   onListed?: (listed: number) => void;
   /** Aborting it stops the listing and cancels the scan (what was queued is not checked). */
@@ -66,7 +72,10 @@ export interface ScanStatus {
   name: string;
   /** listing, running (inputs left), finished (none left), cancelled. */
   state: 'listing' | 'running' | 'finished' | 'cancelled';
+  /** The first five sources as given, each URL with its secrets masked (`?token=***`). */
   sources: string[];
+  /** How many sources were given (`sources` holds the first five). */
+  sourceCount: number;
   total: number;
   queued: number;
   done: number;
@@ -90,14 +99,27 @@ export interface StartOutcome {
   queued: number;
   /** Inputs answered from the scan named by --incremental. */
   reused: number;
+  /**
+   * With --incremental, why none of that scan's results were taken: it was checked with other
+   * options or by another engine build (every input is queued).
+   */
+  notReused?: string;
   /** Sources that could not be listed (a missing file or bucket, refused credentials, ...). */
   listErrors: { source: string; message: string }[];
   batches: number;
 }
 
 export interface WorkerSummary {
+  /** The name its results are written under (host:pid), as `scan status` lists workers. */
   id: string;
+  /** Batches it finished. */
   batches: number;
+  /**
+   * Inputs it finished (a result or a failure written into the input's row), those of a batch
+   * that failed later and those written off from the dead-letter queue included: as the database
+   * counts them under its name, when the queue answers at the end.
+   */
   inputs: number;
+  /** Of those, failed. */
   failed: number;
 }

@@ -42,7 +42,7 @@ export class ResultWriter {
   }
 
   async flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
+    clearTimeout(this.timer);
     this.timer = undefined;
     const group = this.pending;
     this.pending = [];
@@ -84,8 +84,9 @@ export class ResultWriter {
         group.map((g) => g.identity === undefined),
       ],
     );
-    const failed = Number(rows[0]?.failed ?? 0);
-    this.written += Number(rows[0]?.done ?? 0) + failed;
+    // One row always: `counts` aggregates without GROUP BY (0 and 0 when nothing changed).
+    const failed = Number(rows[0]!.failed);
+    this.written += Number(rows[0]!.done) + failed;
     this.failed += failed;
   }
 }

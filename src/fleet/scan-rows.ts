@@ -9,7 +9,9 @@ export interface ScanRow {
   name: string;
   state: 'listing' | 'queued' | 'cancelled';
   options: ScanCheckOptions;
+  /** The first few sources, shown (secrets masked), and how many there were. */
   sources: string[];
+  sourceCount: number;
   batchSize: number;
   leaseSeconds: number;
   engine: string;
@@ -26,7 +28,7 @@ export interface ScanRow {
 
 export async function scanRow(fleet: FleetConnection, name: string): Promise<ScanRow | undefined> {
   const { rows } = await fleet.pool.query(
-    `SELECT name, state, options, sources, batch_size AS "batchSize", lease_seconds AS "leaseSeconds", engine, based_on AS "basedOn",
+    `SELECT name, state, options, sources, coalesce(source_count, jsonb_array_length(sources))::int AS "sourceCount", batch_size AS "batchSize", lease_seconds AS "leaseSeconds", engine, based_on AS "basedOn",
             queued::int, done::int, failed::int, reused::int, created_at AS "createdAt", listed_at AS "listedAt", cancelled_at AS "cancelledAt"
        FROM ${SCAN_SCHEMA}.scans WHERE name = $1`,
     [name],
@@ -59,6 +61,7 @@ export async function scanStatus(fleet: FleetConnection, name: string): Promise<
     name,
     state,
     sources: scan.sources,
+    sourceCount: scan.sourceCount,
     total: queued + done + failed,
     queued,
     done,

@@ -64,6 +64,9 @@ const UNTIL_EMPTY_POLL_MS = 200;
 export async function runWorker(plan: WorkerPlan): Promise<WorkerSummary> {
   const id = plan.id ?? `${hostname()}:${process.pid}`;
   const summary: WorkerSummary = { id, batches: 0, inputs: 0, failed: 0 };
+  // What rows under this worker's name held before it began (a process of an earlier boot may have
+  // had the same host:pid): the closing counts are what the database gained since (see the end).
+  const before = await writtenUnder(plan.fleet, id).catch(() => undefined);
   let s3: Promise<S3Connection> | undefined;
   let https: Promise<HttpsConnection> | undefined;
   const connections: SourceConnections = { s3: () => (s3 ??= openS3()), https: () => (https ??= openHttps()) };
@@ -93,7 +96,7 @@ export async function runWorker(plan: WorkerPlan): Promise<WorkerSummary> {
       claiming = true;
       try {
         [job] = await claim(plan.fleet, BATCH_QUEUE, 1);
-        if (!job) dead = await writeOffDead(plan, id);
+        if (!job) dead = await writeOffDead(plan, id, summary);
         if (outage) {
           plan.log(`the queue answers again after ${Math.round((Date.now() - outage.since) / 1000)} s.`);
           outage = undefined;
@@ -141,9 +144,7 @@ export async function runWorker(plan: WorkerPlan): Promise<WorkerSummary> {
             toldEngine.add(scan.name);
             plan.log(`scan ${scan.name} was started by another build of provenance (engine ${scan.engine}; this worker: ${plan.engine}); its results may differ from this worker's.`);
           }
-          const done = await runBatch(plan, id, scan, job, connections, onDispatched);
-          summary.inputs += done.inputs;
-          summary.failed += done.failed;
+          await runBatch(plan, id, scan, job, connections, onDispatched, summary);
         }
         await plan.fleet.boss.complete(BATCH_QUEUE, job.id);
         summary.batches++;
@@ -167,7 +168,25 @@ export async function runWorker(plan: WorkerPlan): Promise<WorkerSummary> {
     if (s3) (await s3.catch(() => undefined))?.client.destroy();
     if (https) await (await https.catch(() => undefined))?.agent.close().catch(() => {});
   }
+  // The tally above counts what each write statement answered. A write whose answer was lost (the
+  // connection cut after PostgreSQL committed it) is written yet uncounted, so the counts given
+  // are the database's for this worker's name, kept by those same statements, when it answers;
+  // the tally stands when it does not, or when it holds less than before (a scan deleted meanwhile).
+  const after = before && (await writtenUnder(plan.fleet, id).catch(() => undefined));
+  if (before && after && after.inputs >= before.inputs && after.failed >= before.failed) {
+    summary.inputs = after.inputs - before.inputs;
+    summary.failed = after.failed - before.failed;
+  }
   return summary;
+}
+
+/** The inputs finished under a worker's name in every scan (the `workers` table), and of those, failed. */
+async function writtenUnder(fleet: FleetConnection, id: string): Promise<{ inputs: number; failed: number }> {
+  const { rows } = await fleet.pool.query<{ inputs: string; failed: string }>(
+    `SELECT coalesce(sum(done + failed), 0) AS inputs, coalesce(sum(failed), 0) AS failed FROM ${SCAN_SCHEMA}.workers WHERE worker = $1`,
+    [id],
+  );
+  return { inputs: Number(rows[0]!.inputs), failed: Number(rows[0]!.failed) };
 }
 
 /** Waits that end early on a stop or when another loop of the worker wakes them. */
@@ -202,7 +221,11 @@ interface InputRow {
   starts: number;
 }
 
-/** `onDispatched`: called once every input of the batch is in the pool's hands (the worker may claim the next). */
+/**
+ * `onDispatched`: called once every input of the batch is in the pool's hands (the worker may claim
+ * the next). What it wrote is added to `tally` even when the batch fails later: those rows stay
+ * written, and a retry of the batch leaves them (and counts nothing for them).
+ */
 async function runBatch(
   plan: WorkerPlan,
   id: string,
@@ -210,10 +233,20 @@ async function runBatch(
   job: ClaimedBatch,
   connections: SourceConnections,
   onDispatched: () => void,
-) {
+  tally: WorkerSummary,
+): Promise<void> {
+  const writer = new ResultWriter(plan.fleet, scan.name, id);
+  try {
+    await writeBatch(plan, scan, job, connections, onDispatched, writer);
+  } finally {
+    tally.inputs += writer.written;
+    tally.failed += writer.failed;
+  }
+}
+
+async function writeBatch(plan: WorkerPlan, scan: ScanRow, job: ClaimedBatch, connections: SourceConnections, onDispatched: () => void, writer: ResultWriter): Promise<void> {
   const { fleet } = plan;
   const options: DetectOptions = scan.options;
-  const writer = new ResultWriter(fleet, scan.name, id);
   const { rows } = await fleet.pool.query<InputRow>(
     `SELECT seq, source, location, starts FROM ${SCAN_SCHEMA}.inputs WHERE scan = $1 AND seq = ANY($2::int[]) AND state = 'queued' ORDER BY seq`,
     [scan.name, job.data.seqs],
@@ -256,7 +289,6 @@ async function runBatch(
     }
   }
   await writer.flush();
-  return { inputs: writer.written, failed: writer.failed };
 }
 
 /** One input through the pool, with the identity of the file as it was just before it was read. */
@@ -271,7 +303,7 @@ async function checkRow(runner: PoolRunner, row: InputRow, options: DetectOption
  * written off as failed with the batch's last error, so the scan ends and `scan retry` can try
  * them again. True when there was one.
  */
-async function writeOffDead(plan: WorkerPlan, id: string): Promise<boolean> {
+async function writeOffDead(plan: WorkerPlan, id: string, tally: WorkerSummary): Promise<boolean> {
   const jobs = await claim(plan.fleet, DEAD_QUEUE, 10);
   for (const job of jobs) {
     const why = (job as { output?: { message?: string; value?: { message?: string } } }).output;
@@ -281,11 +313,17 @@ async function writeOffDead(plan: WorkerPlan, id: string): Promise<boolean> {
       [job.data.scan, job.data.seqs],
     );
     const writer = new ResultWriter(plan.fleet, job.data.scan, id);
-    for (const row of rows) {
-      const error: ErrorInfo = { type: 'check_failed', message: `${row.source}: not checked; its batch failed every try (last: ${message}).` };
-      await writer.add(row.seq, { source: row.source, ok: false, error, inputError: false });
+    try {
+      for (const row of rows) {
+        const error: ErrorInfo = { type: 'check_failed', message: `${row.source}: not checked; its batch failed every try (last: ${message}).` };
+        await writer.add(row.seq, { source: row.source, ok: false, error, inputError: false });
+      }
+      await writer.flush();
+    } finally {
+      // Written under this worker's name (the scan's per-worker counts have them): counted here too.
+      tally.inputs += writer.written;
+      tally.failed += writer.failed;
     }
-    await writer.flush();
     if (rows.length) plan.log(`scan ${job.data.scan}: ${rows.length} input(s) of a batch that failed every try written off as failed (${message}).`);
     await plan.fleet.boss.complete(DEAD_QUEUE, job.id);
   }

@@ -21,6 +21,8 @@ export interface ReportHeadInfo {
   startedAt: Date;
   /** The inputs as given on the command line (shown, shortened). */
   inputs: string[];
+  /** How many inputs there were, when `inputs` holds the first few only (a distributed scan's). */
+  inputCount?: number;
   /** Where the checks ran: "this machine" or the API's URL. */
   where: string;
   version?: string;
@@ -43,7 +45,8 @@ function scriptHash(script: string): string {
 }
 
 export function reportHead(info: ReportHeadInfo): string {
-  const inputs = info.inputs.length > 5 ? `${info.inputs.slice(0, 5).join(', ')} and ${info.inputs.length - 5} more` : info.inputs.join(', ');
+  const count = Math.max(info.inputCount ?? 0, info.inputs.length);
+  const inputs = count > 5 ? `${info.inputs.slice(0, 5).join(', ')} and ${count - 5} more` : info.inputs.join(', ');
   const started = info.startedAt.toISOString().replace(/\.\d+Z$/, 'Z');
   const filters = FILTERS.map(([value, label], i) => `<label><input type="radio" name="show" value="${value}"${i === 0 ? ' checked' : ''}> ${esc(label)}</label>`).join('');
   return (

@@ -39,7 +39,7 @@ describe('the C2PA card', () => {
   it('AI-generated (trainedAlgorithmicMedia), time-stamped, no anchors', async () => {
     expect(await card('ai-v2')).toMatchInlineSnapshot(`
       "ai-v2.jpg
-        AI-generated: provenance-fixtures/1.0, as claimed (signed C2PA manifest whose signer was not checked against a trust list, so its names are unverified)
+        AI-generated: provenance-fixtures/1.0, as claimed (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   yes: trainedAlgorithmicMedia (made by a generative AI model), named by its c2pa.created action
@@ -105,7 +105,7 @@ describe('the C2PA card', () => {
   it('compositeWithTrainedAlgorithmicMedia in a PNG', async () => {
     expect(await card('composite')).toMatchInlineSnapshot(`
       "composite.png
-        Contains AI-generated content: provenance-fixtures/1.0 composite with AI-generated parts, as claimed (signed C2PA manifest whose signer was not checked against a trust list, so its names are unverified)
+        Contains AI-generated content: provenance-fixtures/1.0 composite with AI-generated parts, as claimed (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)
         image/png · <size> · sha256 <sha256>
         c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   yes: compositeWithTrainedAlgorithmicMedia (a composite that includes generative AI output), named by its c2pa.created action
@@ -145,7 +145,7 @@ describe('the C2PA card', () => {
   it('the legacy generative-AI assertion', async () => {
     expect(await card('legacy')).toMatchInlineSnapshot(`
       "legacy.jpg
-        AI-generated: provenance-fixtures/1.0, as claimed (signed C2PA manifest whose signer was not checked against a trust list, so its names are unverified)
+        AI-generated: provenance-fixtures/1.0, as claimed (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   yes: the manifest carries the legacy com.adobe.generative-ai assertion
@@ -165,7 +165,7 @@ describe('the C2PA card', () => {
   it('an AI edit of a photo', async () => {
     expect(await card('edited')).toMatchInlineSnapshot(`
       "edited.jpg
-        Contains AI-generated content: provenance-fixtures/1.0 composite with AI-generated parts, as claimed (signed C2PA manifest whose signer was not checked against a trust list, so its names are unverified)
+        Contains AI-generated content: provenance-fixtures/1.0 composite with AI-generated parts, as claimed (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   yes: compositeWithTrainedAlgorithmicMedia (a composite that includes generative AI output), named by its c2pa.edited action
@@ -185,7 +185,7 @@ describe('the C2PA card', () => {
   it('ingredients as a tree', async () => {
     expect(await card('ingredients')).toMatchInlineSnapshot(`
       "ingredients.jpg
-        Contains AI-generated content: provenance-fixtures/1.0 edit of an AI-made picture, as claimed (signed C2PA manifest whose signer was not checked against a trust list, so its names are unverified)
+        Contains AI-generated content: provenance-fixtures/1.0 edit of an AI-made picture, as claimed (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   contains AI-generated content: its parentOf ingredient "parent.jpg" is AI-generated (trainedAlgorithmicMedia)
@@ -207,7 +207,7 @@ describe('the C2PA card', () => {
   it('a deep ingredient tree is cut at three levels', async () => {
     expect(await card('deep')).toMatchInlineSnapshot(`
       "deep.jpg
-        Contains AI-generated content: provenance-fixtures/1.0 edit of an AI-made picture, as claimed (signed C2PA manifest whose signer was not checked against a trust list, so its names are unverified)
+        Contains AI-generated content: provenance-fixtures/1.0 edit of an AI-made picture, as claimed (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   contains AI-generated content: its parentOf ingredient "gen2.jpg" is AI-generated (compositeWithTrainedAlgorithmicMedia)
@@ -289,7 +289,7 @@ describe('the C2PA card', () => {
   it('a signed capture whose XMP says AI', async () => {
     expect(await card('xmp-signed')).toMatchInlineSnapshot(`
       "xmp-signed.jpg
-        No AI marker found; captured, as claimed: provenance-fixtures/1.0, a digitalCapture (signed C2PA manifest whose signer was not checked against a trust list, so its names are unverified)
+        No AI marker found; captured, as claimed: provenance-fixtures/1.0, a digitalCapture (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action

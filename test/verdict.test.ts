@@ -254,7 +254,7 @@ describe('AI through a C2PA ingredient (real signed files)', () => {
   it('a component that is AI-made: contains, as a composite with an AI-made part', async () => {
     const v = verdictOf(await detect(await editOf('componentOf'), { checks: ['c2pa'] }));
     expect(v.ai).toBe('contains');
-    expect(verdictLine(v)).toBe('Contains AI-generated content: Google Gemini composite with an AI-made part, as claimed (signed C2PA manifest whose signer was not checked against a trust list, so its names are unverified)');
+    expect(verdictLine(v)).toBe('Contains AI-generated content: Google Gemini composite with an AI-made part, as claimed (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)');
   });
 
   it('an AI-made picture used only as an input (inputTo) is not in the picture: none_found', async () => {

@@ -163,14 +163,15 @@ export function trustWords(match: Match, details: C2paDetails | undefined, s: St
   const name = signerName(match, details);
   const claim = name ? `"${name}" is a name the signer gave itself` : 'the signer is unknown';
   if (v.state === 'trusted') {
+    // A remote result (the CLI's API checks, the daemon's Verify page): the service decided.
     return options.remote
-      ? s.green("trusted by the API: the certificate chains to one of its operator's trust anchors")
+      ? s.green("trusted: the certificate is on the service's trust list (the C2PA Trust List, or an anchor its operator added)")
       : s.green('trusted: the certificate is on the trust list in use (the C2PA Trust List, or an anchor you added)');
   }
   if (v.state === 'invalid') return s.red(`not trusted: the credential is INVALID, so ${claim} and nothing in the manifest is vouched for`);
   const trustAnchors = details?.trustAnchors ?? options.trustAnchors;
   const why = options.remote
-    ? "not trusted by the API (it decides with its operator's anchors, if any)"
+    ? "NOT trusted by the service: the certificate is not on its trust list"
     : trustAnchors === false
       ? 'not checked: no trust list in use'
       : 'NOT trusted: the certificate is not on the trust list';

@@ -49,8 +49,9 @@ function manifestDetail(match: Match, details: C2paDetails | undefined): { trust
     const signer = match.issuer ?? details?.signer.issuer ?? details?.signer.commonName;
     return { trusted: true, detail: signer ? `C2PA manifest signed by trusted signer ${signer}` : 'C2PA manifest signed by a trusted signer' };
   }
-  const unchecked = details?.trustAnchors === false;
-  return { trusted: false, detail: `signed C2PA manifest whose signer ${unchecked ? 'was not checked against a trust list' : 'is not on the trust list'}, so its names are unverified` };
+  // One wording whether no anchors were configured or the signer chains to none: the same file
+  // reads alike locally and through an API, which does not say which anchors it used.
+  return { trusted: false, detail: 'signed C2PA manifest whose signer is not on the trust list, so its names are unverified' };
 }
 
 /** What a found c2pa match says. `details` is absent for a remote result (no ingredient tree). */

@@ -60,6 +60,9 @@ describe('matching a certificate subject to a listed product', () => {
     expect(bundledProducts()).toEqual(published);
     expect(conformingProductOf({ CN: 'OpenAI Media Service', O: 'OpenAI OpCo, LLC', C: 'US' })).toEqual({ applicant: 'OpenAI OpCo, LLC', product: 'OpenAI Media Service', max_assurance_level: 1, status: 'conformant' });
     expect(conformingProductOf({ CN: 'Google Media Processing Services', O: 'Google LLC', OU: 'Google System 67154', C: 'US' })?.applicant).toBe('Google LLC');
+    // A signer no record names (answered from the file's text, unparsed), and a near name.
+    expect(conformingProductOf({ CN: 'provenance fixtures', O: 'Provenance Test Signer', C: 'US' })).toBeUndefined();
+    expect(conformingProductOf({ CN: 'OpenAI Media Service', O: 'OpenAI OpCo LLC', C: 'US' })).toBeUndefined();
   });
 });
 

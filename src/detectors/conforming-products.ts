@@ -29,18 +29,43 @@ interface ListedProduct {
 /** The DN fields the list names a product by. */
 const DN_FIELDS = ['CN', 'O', 'OU', 'C'] as const;
 
+let raw: string | undefined;
 let loaded: ListedProduct[] | undefined;
+
+/** The bundled file's text, read once; empty when it cannot be read (no product is then named). */
+function bundledText(): string {
+  if (raw === undefined) {
+    try {
+      raw = readFileSync(packageDataFile('c2pa', 'conforming-products-list.json'), 'utf8');
+    } catch {
+      raw = '';
+    }
+  }
+  return raw;
+}
 
 /** The bundled list, parsed once; an unreadable or malformed file reads as an empty list (no product named). */
 export function bundledProducts(): ListedProduct[] {
   if (loaded) return loaded;
   try {
-    const parsed: unknown = JSON.parse(readFileSync(packageDataFile('c2pa', 'conforming-products-list.json'), 'utf8'));
+    const parsed: unknown = JSON.parse(bundledText());
     loaded = Array.isArray(parsed) ? (parsed as ListedProduct[]) : [];
   } catch {
     loaded = [];
   }
   return loaded;
+}
+
+/**
+ * Whether the bundled file names the subject's CN and O at all: a trusted signer that no product
+ * record names (most of them) is answered without parsing the 219 KB of JSON.
+ */
+function mayBeListed(subject: SubjectDn): boolean {
+  const names = [text(subject.CN), text(subject.O)].filter(Boolean);
+  const file = bundledText();
+  // A release that writes \u escapes could spell a name another way: then parse and compare.
+  if (file.includes('\\u')) return true;
+  return names.length > 0 && names.every((name) => file.includes(JSON.stringify(name)));
 }
 
 function text(v: unknown): string {
@@ -63,7 +88,9 @@ function level(p: ListedProduct): number {
  * records name one DN (a product's later versions), a conformant one first, then the highest
  * assurance level, then the latest conformance date.
  */
-export function conformingProductOf(subject: SubjectDn, list: readonly ListedProduct[] = bundledProducts()): ConformingProduct | undefined {
+export function conformingProductOf(subject: SubjectDn, given?: readonly ListedProduct[]): ConformingProduct | undefined {
+  if (!given && !mayBeListed(subject)) return undefined;
+  const list = given ?? bundledProducts();
   const found = list.filter((p) => p?.product?.productType === 'generatorProduct' && p.product.DN && typeof p.product.DN === 'object' && matches(p.product.DN, subject));
   if (!found.length) return undefined;
   const best = [...found].sort(

@@ -62,6 +62,20 @@ export interface C2paClaims {
   signed_at?: string;
   /** How many ingredients the active manifest lists. */
   ingredients?: number;
+  /** Only for a trusted signer: the C2PA Conforming Products List's generator product its certificate names (docs/C2PA.md). */
+  conforming_product?: ConformingProduct;
+}
+
+/** A generator product of the C2PA Conforming Products List, as a trusted manifest's claims name it. */
+export interface ConformingProduct {
+  /** Who applied: `Google LLC`, `OpenAI OpCo, LLC`. */
+  applicant: string;
+  /** The product, the common name of its certificates: `Pixel Camera`, `OpenAI Media Service`. */
+  product: string;
+  /** The highest assurance level the program granted it (1 or 2). */
+  max_assurance_level: number;
+  /** The list's status for it: `conformant`. */
+  status: string;
 }
 
 /** What a generator wrote into the file (CONTRACT: generator_metadata's found match). */
@@ -195,12 +209,22 @@ export interface VerdictEvidence {
   detail: string;
   /** What the check says the content is, when more than AI-made: `edit of an AI-made picture`, `a digitalCapture`. */
   content?: string;
+  /**
+   * On a `signed_manifest` only: whether its signer's certificate chains to a trust anchor in use
+   * (the C2PA Trust List, or one added). Untrusted, the names in the manifest are its signer's claim.
+   */
+  trusted?: boolean;
 }
 
 export interface Verdict {
   ai: VerdictAi;
-  /** The tool, from the strongest evidence that names one and agrees with `ai`. */
+  /** The tool, from the strongest evidence that names one and agrees with `ai`; never from a manifest whose signer is not trusted (see `claimed_maker`). */
   maker?: string;
+  /**
+   * The tool a C2PA manifest whose signer is not trusted names, where that manifest would have
+   * given `maker`: a name its signer claims, which anyone can write into a certificate and a manifest.
+   */
+  claimed_maker?: string;
   /** Every check that found something, strongest first (a check that found nothing is not listed). */
   evidence: VerdictEvidence[];
   /**

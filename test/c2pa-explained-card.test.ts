@@ -39,11 +39,12 @@ describe('the C2PA card', () => {
   it('AI-generated (trainedAlgorithmicMedia), time-stamped, no anchors', async () => {
     expect(await card('ai-v2')).toMatchInlineSnapshot(`
       "ai-v2.jpg
-        AI-generated: provenance-fixtures/1.0 (signed C2PA manifest)
+        AI-generated: provenance-fixtures/1.0, as claimed (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)
         image/jpeg · <size> · sha256 <sha256>
-        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+        c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   yes: trainedAlgorithmicMedia (made by a generative AI model), named by its c2pa.created action
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
+                             trust          not checked: no trust list in use, so "Provenance Test Signer" is a name the signer gave itself (anyone can make a certificate with any name)
                              signed at      <time> UTC
                              app or device  provenance-fixtures/1.0
                              actions        c2pa.created (trainedAlgorithmicMedia)
@@ -64,11 +65,12 @@ describe('the C2PA card', () => {
   it('digitalCapture, signer trusted through the test CA', async () => {
     expect(await card('capture', { anchors: set.pki.rootPem })).toMatchInlineSnapshot(`
       "capture.jpg
-        No AI marker found (that proves nothing)
+        No AI marker found; captured: provenance-fixtures/1.0, a digitalCapture (C2PA manifest signed by trusted signer Provenance Test Signer)
         image/jpeg · <size> · sha256 <sha256>
-        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+        c2pa                 found: signed by Provenance Test Signer (trusted), made with provenance-fixtures/1.0
                              AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
+                             trust          trusted: the certificate is on the trust list in use (the C2PA Trust List, or an anchor you added)
                              signed at      <time> UTC
                              app or device  provenance-fixtures/1.0
                              actions        c2pa.created (digitalCapture)
@@ -83,11 +85,12 @@ describe('the C2PA card', () => {
   it('anchors configured but the signer chains to none of them', async () => {
     expect(await card('capture', { anchors: set.otherPki.rootPem })).toMatchInlineSnapshot(`
       "capture.jpg
-        No AI marker found (that proves nothing)
+        No AI marker found; captured, as claimed: provenance-fixtures/1.0, a digitalCapture (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)
         image/jpeg · <size> · sha256 <sha256>
-        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+        c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
+                             trust          NOT trusted: the certificate is not on the trust list, so "Provenance Test Signer" is a name the signer gave itself (anyone can make a certificate with any name)
                              signed at      <time> UTC
                              app or device  provenance-fixtures/1.0
                              actions        c2pa.created (digitalCapture)
@@ -102,11 +105,12 @@ describe('the C2PA card', () => {
   it('compositeWithTrainedAlgorithmicMedia in a PNG', async () => {
     expect(await card('composite')).toMatchInlineSnapshot(`
       "composite.png
-        Contains AI-generated content: provenance-fixtures/1.0 composite with AI-generated parts (signed C2PA manifest)
+        Contains AI-generated content: provenance-fixtures/1.0 composite with AI-generated parts, as claimed (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)
         image/png · <size> · sha256 <sha256>
-        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+        c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   yes: compositeWithTrainedAlgorithmicMedia (a composite that includes generative AI output), named by its c2pa.created action
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
+                             trust          not checked: no trust list in use, so "Provenance Test Signer" is a name the signer gave itself (anyone can make a certificate with any name)
                              signed at      <time> UTC
                              app or device  provenance-fixtures/1.0
                              actions        c2pa.created (compositeWithTrainedAlgorithmicMedia)
@@ -123,9 +127,10 @@ describe('the C2PA card', () => {
       "none.jpg
         No AI marker found (that proves nothing)
         image/jpeg · <size> · sha256 <sha256>
-        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+        c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   not stated: the manifest names no digital source type
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
+                             trust          not checked: no trust list in use, so "Provenance Test Signer" is a name the signer gave itself (anyone can make a certificate with any name)
                              signed at      not stated (no time stamp: when it was signed is unknown)
                              app or device  provenance-fixtures/1.0
                              actions        c2pa.created
@@ -140,11 +145,12 @@ describe('the C2PA card', () => {
   it('the legacy generative-AI assertion', async () => {
     expect(await card('legacy')).toMatchInlineSnapshot(`
       "legacy.jpg
-        AI-generated: provenance-fixtures/1.0 (signed C2PA manifest)
+        AI-generated: provenance-fixtures/1.0, as claimed (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)
         image/jpeg · <size> · sha256 <sha256>
-        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+        c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   yes: the manifest carries the legacy com.adobe.generative-ai assertion
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
+                             trust          not checked: no trust list in use, so "Provenance Test Signer" is a name the signer gave itself (anyone can make a certificate with any name)
                              signed at      not stated (no time stamp: when it was signed is unknown)
                              app or device  provenance-fixtures/1.0
                              actions        c2pa.created
@@ -159,11 +165,12 @@ describe('the C2PA card', () => {
   it('an AI edit of a photo', async () => {
     expect(await card('edited')).toMatchInlineSnapshot(`
       "edited.jpg
-        Contains AI-generated content: provenance-fixtures/1.0 composite with AI-generated parts (signed C2PA manifest)
+        Contains AI-generated content: provenance-fixtures/1.0 composite with AI-generated parts, as claimed (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)
         image/jpeg · <size> · sha256 <sha256>
-        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+        c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   yes: compositeWithTrainedAlgorithmicMedia (a composite that includes generative AI output), named by its c2pa.edited action
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
+                             trust          not checked: no trust list in use, so "Provenance Test Signer" is a name the signer gave itself (anyone can make a certificate with any name)
                              signed at      not stated (no time stamp: when it was signed is unknown)
                              app or device  provenance-fixtures/1.0
                              actions        c2pa.created (digitalCapture), c2pa.edited (compositeWithTrainedAlgorithmicMedia)
@@ -178,11 +185,12 @@ describe('the C2PA card', () => {
   it('ingredients as a tree', async () => {
     expect(await card('ingredients')).toMatchInlineSnapshot(`
       "ingredients.jpg
-        Contains AI-generated content: provenance-fixtures/1.0 edit of an AI-made picture (signed C2PA manifest)
+        Contains AI-generated content: provenance-fixtures/1.0 edit of an AI-made picture, as claimed (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)
         image/jpeg · <size> · sha256 <sha256>
-        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+        c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   contains AI-generated content: its parentOf ingredient "parent.jpg" is AI-generated (trainedAlgorithmicMedia)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
+                             trust          not checked: no trust list in use, so "Provenance Test Signer" is a name the signer gave itself (anyone can make a certificate with any name)
                              signed at      <time> UTC
                              app or device  provenance-fixtures/1.0
                              actions        c2pa.opened, c2pa.placed
@@ -199,11 +207,12 @@ describe('the C2PA card', () => {
   it('a deep ingredient tree is cut at three levels', async () => {
     expect(await card('deep')).toMatchInlineSnapshot(`
       "deep.jpg
-        Contains AI-generated content: provenance-fixtures/1.0 edit of an AI-made picture (signed C2PA manifest)
+        Contains AI-generated content: provenance-fixtures/1.0 edit of an AI-made picture, as claimed (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)
         image/jpeg · <size> · sha256 <sha256>
-        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+        c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   contains AI-generated content: its parentOf ingredient "gen2.jpg" is AI-generated (compositeWithTrainedAlgorithmicMedia)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
+                             trust          not checked: no trust list in use, so "Provenance Test Signer" is a name the signer gave itself (anyone can make a certificate with any name)
                              signed at      not stated (no time stamp: when it was signed is unknown)
                              app or device  provenance-fixtures/1.0
                              actions        c2pa.opened
@@ -224,9 +233,10 @@ describe('the C2PA card', () => {
       "capture.jpg
         No AI marker found (that proves nothing)
         image/jpeg · <size> · sha256 <sha256>
-        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+        c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
+                             trust          not trusted: the credential is INVALID, so "Provenance Test Signer" is a name the signer gave itself and nothing in the manifest is vouched for
                              signed at      <time> UTC
                              app or device  provenance-fixtures/1.0
                              actions        c2pa.created (digitalCapture)
@@ -245,11 +255,12 @@ describe('the C2PA card', () => {
   it('--explain on an intact, trusted file', async () => {
     expect(await card('capture', { explain: true, anchors: set.pki.rootPem })).toMatchInlineSnapshot(`
       "capture.jpg
-        No AI marker found (that proves nothing)
+        No AI marker found; captured: provenance-fixtures/1.0, a digitalCapture (C2PA manifest signed by trusted signer Provenance Test Signer)
         image/jpeg · <size> · sha256 <sha256>
-        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+        c2pa                 found: signed by Provenance Test Signer (trusted), made with provenance-fixtures/1.0
                              AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
+                             trust          trusted: the certificate is on the trust list in use (the C2PA Trust List, or an anchor you added)
                              signed at      <time> UTC
                              app or device  provenance-fixtures/1.0
                              actions        c2pa.created (digitalCapture)
@@ -278,11 +289,12 @@ describe('the C2PA card', () => {
   it('a signed capture whose XMP says AI', async () => {
     expect(await card('xmp-signed')).toMatchInlineSnapshot(`
       "xmp-signed.jpg
-        No AI marker found (that proves nothing)
+        No AI marker found; captured, as claimed: provenance-fixtures/1.0, a digitalCapture (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)
         image/jpeg · <size> · sha256 <sha256>
-        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+        c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
+                             trust          not checked: no trust list in use, so "Provenance Test Signer" is a name the signer gave itself (anyone can make a certificate with any name)
                              signed at      not stated (no time stamp: when it was signed is unknown)
                              app or device  provenance-fixtures/1.0
                              actions        c2pa.created (digitalCapture)
@@ -302,9 +314,10 @@ describe('the C2PA card', () => {
       "remote.jpg
         No AI marker found (that proves nothing)
         image/jpeg · <size> · sha256 <sha256>
-        c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
+        c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   not stated: the manifest names no digital source type
                              signed by      Provenance Test Signer
+                             trust          NOT trusted: the certificate is not on the trust list, so "Provenance Test Signer" is a name the signer gave itself (anyone can make a certificate with any name)
                              signed at      <time> UTC
                              app or device  provenance-fixtures/1.0
                              ingredients    2
@@ -322,9 +335,10 @@ describe('the C2PA card', () => {
       "C.jpg
         No AI marker found (that proves nothing)
         image/jpeg · 129 KiB · sha256 a2d14755db55de67a47c04090340d8266e892367be4104a45626d7a6fa6e9ffd
-        c2pa                 found: signed by C2PA Test Signing Cert, made with make_test_images/0.33.1 c2pa-rs/0.33.1
+        c2pa                 found: signer claims to be C2PA Test Signing Cert (unverified), made with make_test_images/0.33.1 c2pa-rs/0.33.1
                              AI-generated   no: algorithmicMedia (made by an algorithm, not by a trained model), named by its c2pa.created action
                              signed by      C2PA Test Signing Cert (certificate: C2PA Signer)
+                             trust          not checked: no trust list in use, so "C2PA Test Signing Cert" is a name the signer gave itself (anyone can make a certificate with any name)
                              signed at      2024-08-06 21:53:37 UTC
                              app or device  Make Test Images 0.33.1 (claim generator: make_test_images/0.33.1 c2pa-rs/0.33.1)
                              actions        c2pa.created (algorithmicMedia)

@@ -124,7 +124,7 @@ describe('readable report', () => {
   it('says what was found per file and ends with a summary and the caveat', async () => {
     const run = await runCli(['check', join(dir, 'tree'), join(dir, 'missing.jpg')]);
     expect(run.code).toBe(1);
-    expect(run.stdout).toContain('signed by Provenance Test Signer, made with provenance-fixtures/1.0');
+    expect(run.stdout).toContain('signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0');
     expect(run.stdout).toContain('credential intact');
     expect(run.stdout).toContain('EXIF of an Apple iPhone/iPad camera');
     expect(run.stdout).toContain('The media type application/octet-stream is not read by the c2pa check.');

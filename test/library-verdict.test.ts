@@ -13,10 +13,13 @@ import { pngWithText, tEXt } from './helpers/generator-fixtures.js';
 
 let dir: string;
 let edit: Uint8Array;
+/** The test root as the library's trustAnchors option: the edit's signer is then trusted. */
+let anchors: string;
 const jpeg = 'image/jpeg';
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'prov-lib-verdict-'));
   const pki = makePki(join(dir, 'pki'));
+  anchors = pki.rootPem;
   const parent = await signC2pa(tinyJpeg({ seed: 61 }), jpeg, actionsManifest('parent.jpg', jpeg, [created('trainedAlgorithmicMedia')]), pki);
   const actions = [
     { action: 'c2pa.opened', parameters: { ingredientIds: ['parent'] } },
@@ -34,15 +37,19 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the library', () => {
   it('check() adds the verdict to the /v1 result', async () => {
-    const result: CheckedResult = await check(edit);
+    const result: CheckedResult = await check(edit, { trustAnchors: anchors });
     expect(result.matches[0]).toMatchObject({ check: 'c2pa', result: 'found' });
-    expect(result.verdict).toMatchObject({ ai: 'contains', maker: 'Google Gemini', evidence: [{ kind: 'signed_manifest', content: 'edit of an AI-made picture' }] });
+    expect(result.verdict).toMatchObject({ ai: 'contains', maker: 'Google Gemini', evidence: [{ kind: 'signed_manifest', content: 'edit of an AI-made picture', trusted: true }] });
+    // Without the anchor its signer is a name it gave itself: the maker is only claimed (issue 38).
+    const untrusted = (await check(edit)).verdict;
+    expect(untrusted).toMatchObject({ ai: 'contains', claimed_maker: 'Google Gemini', evidence: [{ kind: 'signed_manifest', trusted: false }] });
+    expect(untrusted.maker).toBeUndefined();
     expect((await check(join(dir, 'files', 'plain.png'))).verdict).toEqual({ ai: 'none_found', evidence: [] });
   });
 
   it('scan() gives every entry its verdict, the C2PA ingredient read on a worker thread included', async () => {
     const verdicts: Record<string, string> = {};
-    for await (const entry of scan(join(dir, 'files'), { concurrency: 2 })) {
+    for await (const entry of scan(join(dir, 'files'), { concurrency: 2, trustAnchors: anchors })) {
       if (!entry.ok) throw new Error(entry.error.message);
       verdicts[entry.source.split('/').pop()!] = `${entry.result.verdict.ai}:${entry.result.verdict.maker ?? ''}`;
     }

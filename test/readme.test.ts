@@ -80,6 +80,24 @@ describe('README: what `npm test` takes and needs', () => {
   });
 });
 
+describe('README: the trusted card (issue 38)', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  it('the card shown after "`provenance check --trust-anchors ROOT FILE`:" is that command\'s output, with its trusted line', async () => {
+    const cards = [...readme.matchAll(/`provenance check --trust-anchors (\S+) (\S+)`:\n\n```text\n([\s\S]*?)```/g)];
+    expect(cards.map(([, root, file]) => [root, file])).toEqual([['docs/trust-example/test-root.pem', 'docs/trust-example/ai-generated.png']]);
+    for (const [, root, file, shown] of cards) {
+      expect(shown).toMatch(/^ {23}trust {10}trusted: /m);
+      const run = await runBin(['check', '--trust-anchors', root!, file!]);
+      expect(run.code).toBe(0);
+      expectExcerpt(shown!, run.stdout);
+      // Without the test root the same file's signer is only a name it gave itself.
+      const untrusted = await runBin(['check', file!]);
+      expect(untrusted.stdout).toContain(', as claimed (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)');
+      expect(untrusted.stdout).not.toMatch(/trust {10}trusted:/);
+    }
+  });
+});
+
 describe('README: the AI examples', () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   it('the watermark example gets the words the README quotes', async () => {

@@ -23,6 +23,8 @@ const claims = (over: Partial<C2paClaims> = {}): C2paClaims => ({
 });
 const c2pa = (over: Partial<C2paClaims> = {}): Match => ({ check: 'c2pa', result: 'found', confidence: 1, issuer: 'Adobe Inc.', claims: claims(over) });
 const AI = `${IPTC}trainedAlgorithmicMedia`;
+/** A signer whose certificate chains to a trust anchor in use. */
+const TRUSTED: Partial<C2paClaims> = { signature_verified: true, validation: { state: 'trusted', codes: [] } };
 const notFound = (check: Match['check']): Match => ({ check, result: 'not_found', confidence: 1 });
 const camera: Match = { check: 'camera_reference', result: 'found', confidence: 0.9 };
 const comfy: Match = { check: 'generator_metadata', result: 'found', confidence: 0.8, generator: { tool: 'comfyui', where: 'png:tEXt:prompt' } };
@@ -41,21 +43,61 @@ describe('the verdict rules', () => {
     expect(verdictLine(v)).toBe('No AI marker found (that proves nothing)');
   });
 
-  it('a signed manifest with an AI source type: generated, the manifest names the maker', () => {
-    const v = verdictOf({ matches: [c2pa({ digital_source_type: AI, ai_generated: true })] });
+  it('a signed manifest with an AI source type from a trusted signer: generated, the manifest names the maker and the signer', () => {
+    const v = verdictOf({ matches: [c2pa({ digital_source_type: AI, ai_generated: true, ...TRUSTED })] });
     expect(v).toEqual({
       ai: 'generated',
       maker: 'Adobe Firefly',
-      evidence: [{ kind: 'signed_manifest', check: 'c2pa', says: 'generated', maker: 'Adobe Firefly', detail: 'signed C2PA manifest' }],
+      evidence: [{ kind: 'signed_manifest', check: 'c2pa', says: 'generated', maker: 'Adobe Firefly', detail: 'C2PA manifest signed by trusted signer Adobe Inc.', trusted: true }],
     });
-    expect(verdictLine(v)).toBe('AI-generated: Adobe Firefly (signed C2PA manifest)');
+    expect(verdictLine(v)).toBe('AI-generated: Adobe Firefly (C2PA manifest signed by trusted signer Adobe Inc.)');
+  });
+
+  it("a signer not on the trust list (issue 38): trusted false, its maker only claimed, and the line says so", () => {
+    const v = verdictOf({ matches: [c2pa({ digital_source_type: AI, ai_generated: true })] });
+    expect(v).toEqual({
+      ai: 'generated',
+      claimed_maker: 'Adobe Firefly',
+      evidence: [
+        { kind: 'signed_manifest', check: 'c2pa', says: 'generated', maker: 'Adobe Firefly', detail: 'signed C2PA manifest whose signer is not on the trust list, so its names are unverified', trusted: false },
+      ],
+    });
+    expect(verdictLine(v)).toBe('AI-generated: Adobe Firefly, as claimed (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)');
+    // The same manifest from a trusted signer reads differently.
+    expect(verdictLine(verdictOf({ matches: [c2pa({ digital_source_type: AI, ai_generated: true, ...TRUSTED })] }))).not.toBe(verdictLine(v));
+  });
+
+  it('a trusted signer is stronger evidence than an untrusted one: after a NovelAI signature, before a pixel mark', () => {
+    const untrusted = verdictOf({ matches: [c2pa({ digital_source_type: AI }), novelai('valid'), sdxl] });
+    expect(untrusted.evidence.map((e) => e.kind)).toEqual(['novelai_signature', 'signed_manifest', 'pixel_mark']);
+    // NovelAI's verified record names the maker; the untrusted manifest's name is not taken as fact.
+    expect(untrusted).toMatchObject({ ai: 'generated', maker: 'NovelAI' });
+    expect(untrusted.claimed_maker).toBeUndefined();
+    const trusted = verdictOf({ matches: [c2pa({ digital_source_type: AI, ...TRUSTED }), novelai('valid'), sdxl] });
+    expect(trusted.evidence.map((e) => e.kind)).toEqual(['signed_manifest', 'novelai_signature', 'pixel_mark']);
+    expect(trusted.maker).toBe('Adobe Firefly');
+    // With an unsigned record beside it, the record's tool is the maker and the manifest's name the claim.
+    expect(verdictOf({ matches: [c2pa({ digital_source_type: AI }), comfy] })).toMatchObject({ maker: 'ComfyUI', claimed_maker: 'Adobe Firefly' });
+  });
+
+  it('a signed capture names what captured it after "No AI marker found": as fact only from a trusted signer', () => {
+    const capture = { claim_generator: 'Pixel Camera', digital_source_type: `${IPTC}computationalCapture`, ai_generated: false };
+    const trusted = verdictOf({ matches: [{ ...c2pa({ ...capture, ...TRUSTED }), issuer: 'Google LLC' }] });
+    expect(trusted).toMatchObject({ ai: 'none_found', maker: 'Pixel Camera' });
+    expect(verdictLine(trusted)).toBe('No AI marker found; captured: Pixel Camera, a computationalCapture (C2PA manifest signed by trusted signer Google LLC)');
+    const lookalike = verdictOf({ matches: [{ ...c2pa(capture), issuer: 'Google LLC' }] });
+    expect(lookalike).toMatchObject({ ai: 'none_found', claimed_maker: 'Pixel Camera' });
+    expect(lookalike.maker).toBeUndefined();
+    expect(verdictLine(lookalike)).toBe(
+      'No AI marker found; captured, as claimed: Pixel Camera, a computationalCapture (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)',
+    );
   });
 
   it("the legacy com.adobe.generative-ai assertion is generated; compositeWithTrainedAlgorithmicMedia is contains", () => {
     expect(verdictOf({ matches: [c2pa({ assertions: ['com.adobe.generative-ai'] })] }).ai).toBe('generated');
     const v = verdictOf({ matches: [c2pa({ digital_source_type: `${IPTC}compositeWithTrainedAlgorithmicMedia`, ai_generated: true })] });
     expect(v.ai).toBe('contains');
-    expect(verdictLine(v)).toBe('Contains AI-generated content: Adobe Firefly composite with AI-generated parts (signed C2PA manifest)');
+    expect(verdictLine(v)).toBe('Contains AI-generated content: Adobe Firefly composite with AI-generated parts, as claimed (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)');
   });
 
   it('a manifest whose credential is invalid weighs as an unsigned record', () => {
@@ -65,7 +107,8 @@ describe('the verdict rules', () => {
   });
 
   it('a manifest that names no source type, or a non-AI edit, says nothing either way', () => {
-    expect(verdictOf({ matches: [c2pa()] })).toMatchObject({ ai: 'none_found', maker: 'Adobe Firefly', evidence: [{ says: 'not_stated' }] });
+    expect(verdictOf({ matches: [c2pa(TRUSTED)] })).toMatchObject({ ai: 'none_found', maker: 'Adobe Firefly', evidence: [{ says: 'not_stated' }] });
+    expect(verdictOf({ matches: [c2pa()] })).toMatchObject({ ai: 'none_found', claimed_maker: 'Adobe Firefly', evidence: [{ says: 'not_stated' }] });
     expect(verdictOf({ matches: [c2pa({ digital_source_type: `${IPTC}composite`, ai_generated: false })] }).evidence[0]!.says).toBe('not_stated');
   });
 
@@ -138,7 +181,7 @@ describe('the verdict rules', () => {
     const capture = verdictOf({ matches: [c2pa({ claim_generator: 'Leica M11', digital_source_type: `${IPTC}digitalCapture`, ai_generated: false }), sdxl] });
     expect(capture.ai).toBe('generated');
     expect(capture.disagreement).toBe(
-      'c2pa (signed C2PA manifest: Leica M11, a digitalCapture) says not AI-made, but invisible_watermark (SDXL invisible watermark (48/48 bits): SDXL) says AI-made',
+      'c2pa (signed C2PA manifest whose signer is not on the trust list, so its names are unverified: Leica M11, a digitalCapture) says not AI-made, but invisible_watermark (SDXL invisible watermark (48/48 bits): SDXL) says AI-made',
     );
     expect(disagreementLine(capture)).toBe(`Checks disagree: ${capture.disagreement}`);
     const exif = verdictOf({ matches: [camera, comfy] });
@@ -189,17 +232,19 @@ describe('AI through a C2PA ingredient (real signed files)', () => {
   }
 
   it('an edit (composite) of a trainedAlgorithmicMedia parent contains AI-generated content, and the card says so', async () => {
-    const result = await detect(await editOf('parentOf'), { checks: ['c2pa'] });
+    const result = await detect(await editOf('parentOf'), { checks: ['c2pa'], trustAnchorsPem: pki.rootPem });
     // The contract's claim stays as defined: the edit's own type is named and is not an AI one.
     expect(result.matches[0]!.claims).toMatchObject({ digital_source_type: `${IPTC}composite`, ai_generated: false, ingredients: 1 });
     const v = verdictOf(result);
     expect(v).toEqual({
       ai: 'contains',
       maker: 'Google Gemini',
-      evidence: [{ kind: 'signed_manifest', check: 'c2pa', says: 'contains', maker: 'Google Gemini', content: 'edit of an AI-made picture', detail: 'signed C2PA manifest' }],
+      evidence: [
+        { kind: 'signed_manifest', check: 'c2pa', says: 'contains', maker: 'Google Gemini', content: 'edit of an AI-made picture', detail: 'C2PA manifest signed by trusted signer Provenance Test Signer', trusted: true },
+      ],
     });
     const card = formatResult('edit.jpg', result, makeStyle(false));
-    expect(card.split('\n')[1]).toBe('  Contains AI-generated content: Google Gemini edit of an AI-made picture (signed C2PA manifest)');
+    expect(card.split('\n')[1]).toBe('  Contains AI-generated content: Google Gemini edit of an AI-made picture (C2PA manifest signed by trusted signer Provenance Test Signer)');
     expect(card).toContain(
       'AI-generated   contains AI-generated content: its parentOf ingredient "parent.jpg" is AI-generated (trainedAlgorithmicMedia); the manifest\'s own type is composite (a composite of several elements), named by its c2pa.edited action\n',
     );
@@ -209,7 +254,7 @@ describe('AI through a C2PA ingredient (real signed files)', () => {
   it('a component that is AI-made: contains, as a composite with an AI-made part', async () => {
     const v = verdictOf(await detect(await editOf('componentOf'), { checks: ['c2pa'] }));
     expect(v.ai).toBe('contains');
-    expect(verdictLine(v)).toBe('Contains AI-generated content: Google Gemini composite with an AI-made part (signed C2PA manifest)');
+    expect(verdictLine(v)).toBe('Contains AI-generated content: Google Gemini composite with an AI-made part, as claimed (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)');
   });
 
   it('an AI-made picture used only as an input (inputTo) is not in the picture: none_found', async () => {
@@ -218,7 +263,7 @@ describe('AI through a C2PA ingredient (real signed files)', () => {
   });
 
   it('a remote result has no ingredient tree: the same file reads none_found from its claims alone', async () => {
-    const result = await detect(await editOf('parentOf'), { checks: ['c2pa'] });
+    const result = await detect(await editOf('parentOf'), { checks: ['c2pa'], trustAnchorsPem: pki.rootPem });
     // What the CLI's remote client gets: the /v1 JSON, without this process's C2PA details.
     const remote = JSON.parse(JSON.stringify(result)) as typeof result;
     expect(verdictOf(remote).ai).toBe('none_found');

@@ -102,6 +102,7 @@ const claims = object(
     ai_generated: bool,
     signed_at: str,
     ingredients: num({ integer: true, minimum: 0 }),
+    conforming_product: object({ applicant: str, product: str, max_assurance_level: num({ integer: true, minimum: 0 }), status: str }, ['applicant', 'product', 'max_assurance_level', 'status']),
   },
   ['claim_generator', 'assertions', 'signature_verified'],
 );

@@ -1,7 +1,7 @@
 // Turns c2pa-rs's reader output into the contract's c2pa match (CONTRACT "Detection result"),
 // plus the details the human report shows (signer, actions, ingredient tree) that the contract
 // does not carry. Pure functions: no wasm, no I/O, so the mapping is tested on plain objects.
-import type { C2paClaims, DetectorOutcome, ValidationState } from '../types.js';
+import type { C2paClaims, ConformingProduct, DetectorOutcome, ValidationState } from '../types.js';
 
 /** The parts of c2pa-rs's Reader JSON (`reader.json()`) that the contract and the report use. */
 export interface ReaderStore {
@@ -42,6 +42,8 @@ export interface CrJsonStore {
   manifests?: {
     label?: string;
     claim?: Record<string, unknown>;
+    /** The signing certificate's subject DN, as c2pa-rs decodes it (`{"CN": ..., "O": ..., "OU": ..., "C": ...}`). */
+    signature?: { certificateInfo?: { subject?: Record<string, unknown> } };
   }[];
 }
 
@@ -340,6 +342,17 @@ function ingredientTree(store: ReaderStore, list: ReaderIngredient[], depth: num
 export interface FoundOptions {
   /** Trust anchors were configured: only then can `signature_verified` be true. */
   trustAnchors?: boolean;
+  /**
+   * The conforming generator product a signing certificate's subject names (the C2PA Conforming
+   * Products List), asked only for a trusted signer: an untrusted one can name itself anything.
+   */
+  conformingProduct?: (subject: Record<string, unknown>) => ConformingProduct | undefined;
+}
+
+/** The active manifest's signing-certificate subject from crJSON, when c2pa-rs decoded one. */
+export function signerSubject(cr: CrJsonStore, activeLabel: string): Record<string, unknown> | undefined {
+  const subject = cr.manifests?.find((m) => m.label === activeLabel)?.signature?.certificateInfo?.subject;
+  return subject && typeof subject === 'object' && !Array.isArray(subject) ? subject : undefined;
 }
 
 export function foundOutcome(store: ReaderStore, cr: CrJsonStore, options: FoundOptions = {}): DetectorOutcome | undefined {
@@ -365,6 +378,9 @@ export function foundOutcome(store: ReaderStore, cr: CrJsonStore, options: Found
   const signedAt = isoUtc(manifest.signature_info?.time);
   if (signedAt) claims.signed_at = signedAt;
   claims.ingredients = manifest.ingredients?.length ?? 0;
+  const subject = validation?.state === 'trusted' && options.conformingProduct ? signerSubject(cr, label) : undefined;
+  const product = subject && options.conformingProduct!(subject);
+  if (product) claims.conforming_product = product;
 
   const explanations: Record<string, string> = {};
   for (const s of store.validation_status ?? []) {

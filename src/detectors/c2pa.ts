@@ -3,6 +3,7 @@ import { hasC2paMarker } from '../media/c2pa-markers.js';
 import { loadC2paWasm, readerSettings } from '../media/c2pa-wasm.js';
 import type { DetectContext, Detector, DetectorOutcome, Media } from '../types.js';
 import { foundOutcome, type CrJsonStore, type ReaderStore } from './c2pa-manifest.js';
+import { conformingProductOf } from './conforming-products.js';
 
 const NOT_FOUND: DetectorOutcome = { result: 'not_found', confidence: 1 };
 
@@ -52,7 +53,7 @@ export async function readManifest(media: Media, context: DetectContext = {}): P
     reader = await wasm.WasmReader.fromBytes(media.type, media.bytes, readerSettings(anchors));
     const store = JSON.parse(reader.json()) as ReaderStore;
     const cr = JSON.parse(reader.crJson()) as CrJsonStore;
-    return foundOutcome(store, cr, { trustAnchors: Boolean(anchors) }) ?? NOT_FOUND;
+    return foundOutcome(store, cr, { trustAnchors: Boolean(anchors), conformingProduct: (subject) => conformingProductOf(subject) }) ?? NOT_FOUND;
   } catch (err) {
     return outcomeForError(err);
   } finally {

@@ -10,7 +10,7 @@ import { disagreementLine, verdictLine, verdictOf } from '../verdict/verdict.js'
 import { generatorLines, watermarkLines } from '../ui/ai-marks-card.js';
 import { makeStyle } from '../ui/style.js';
 import { printable } from '../ui/terminal-text.js';
-import { actionWords, aiWords, appWords, explainLines, formatBytes, hintLines, ingredientLine, signerWords, utcText, validationWords } from '../ui/text-report.js';
+import { actionWords, aiWords, appWords, explainLines, formatBytes, hintLines, ingredientLine, productWords, signerHead, signerWords, trustWords, utcText, validationWords } from '../ui/text-report.js';
 import { attr, esc, safeImageUrl } from './html.js';
 
 /** Pictures and details that are not part of a result (the report's and Verify's own reads). */
@@ -83,16 +83,23 @@ function ingredientTree(nodes: IngredientNode[], hidden: number, prefix: string,
 
 function c2paSection(match: Match, extras: CardExtras, options: CardOptions): string {
   const claims = match.claims;
-  const signer = match.issuer ? `signed by <strong>${esc(printable(match.issuer))}</strong>` : 'signer names no organisation';
+  const details = c2paDetails(claims) ?? extras.details;
+  // The terminal's words (a signer's name is only "claimed" unless trusted): the name, the one
+  // part from the file, made printable there and escaped here; the words around it are our own.
+  const signer = match.issuer ? signerHead(match, details, (name) => `<strong>${esc(name)}</strong>`) : 'signer names no organisation';
   const tool = claims?.claim_generator ? `, made with ${esc(printable(claims.claim_generator))}` : '';
   const head = `${badge('found')} ${signer}${tool}`;
   if (!claims) return `<p class="head">${head}</p>`;
-  const details = c2paDetails(claims) ?? extras.details;
   const rows: string[] = [];
   const ai = aiWords(match, details, plain);
   const contains = !claims.ai_generated && aiIngredientOf(details?.ingredients) !== undefined;
   rows.push(row('AI-generated', `<span class="${claims.ai_generated || contains ? 'ai-yes' : ''}">${esc(printable(ai))}</span>`));
   rows.push(row('signed by', `<span class="signer">${esc(printable(signerWords(match, details)))}</span>`));
+  const trust = trustWords(match, details, plain, { remote: options.remote, trustAnchors: details?.trustAnchors ?? options.trustAnchors });
+  const trusted = claims.validation?.state === 'trusted';
+  if (trust) rows.push(row('trust', `<span class="${trusted ? 'trust-yes' : 'trust-no'}">${esc(printable(trust))}</span>`));
+  const product = productWords(match);
+  if (product) rows.push(row('product', `<span class="product">${esc(product)}</span>`));
   rows.push(row('signed at', esc(claims.signed_at ? utcText(claims.signed_at) : 'not stated (no time stamp: when it was signed is unknown)')));
   const app = appWords(match, details);
   if (app) rows.push(row('app or device', esc(printable(app))));

@@ -31,7 +31,8 @@ export const CARD_CSS = `
 .res-not_found{color:var(--pv-dim);font-weight:400}
 .res-unavailable{color:var(--pv-warn)}
 .res-error,.v-invalid{color:var(--pv-bad)}
-.v-trusted{color:var(--pv-ok)}
+.v-trusted,.trust-yes{color:var(--pv-ok)}
+.trust-no{color:var(--pv-warn);font-weight:600}
 @media (max-width:480px){.card dl.rows{grid-template-columns:1fr}.card dt{font-weight:600}}
 `;
 

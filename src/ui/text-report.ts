@@ -103,16 +103,19 @@ export function aiWords(match: Match, details: C2paDetails | undefined, s: Style
   // An edit or composite whose own type is not an AI one, of an AI-made parent or part: the
   // picture contains AI-made content (a Gemini edit: c2pa.edited, composite; parent trainedAlgorithmicMedia).
   const ingredient = signal?.ai ? undefined : aiIngredientOf(details?.ingredients);
+  // Every name here comes from the file (an action, a relationship, a source type): printable()
+  // each, since the words around them carry the card's own colours.
+  const named = (action: string | undefined) => (action ? `, named by its ${printable(action)} action` : '');
   if (ingredient) {
-    const own = signal?.type ? `; the manifest's own type is ${sourceTypeText(signal.type)}${signal.action ? `, named by its ${signal.action} action` : ''}` : '';
-    const which = `its ${ingredient.relationship ?? 'componentOf'} ingredient${ingredient.title ? ` "${printable(ingredient.title)}"` : ''}`;
-    return `${s.yellow('contains AI-generated content')}: ${which} is AI-generated (${sourceTypeTerm(ingredient.digitalSourceType ?? 'com.adobe.generative-ai')})${own}`;
+    const own = signal?.type ? `; the manifest's own type is ${sourceTypeText(signal.type)}${named(signal.action)}` : '';
+    const which = `its ${printable(ingredient.relationship ?? 'componentOf')} ingredient${ingredient.title ? ` "${printable(ingredient.title)}"` : ''}`;
+    return `${s.yellow('contains AI-generated content')}: ${which} is AI-generated (${printable(sourceTypeTerm(ingredient.digitalSourceType ?? 'com.adobe.generative-ai'))})${own}`;
   }
   if (!signal) {
     const fromIngredient = details && anyAiIngredient(details.ingredients) ? '; an ingredient is marked AI-generated (below)' : '';
     return s.dim(`not stated: the manifest names no digital source type${fromIngredient}`);
   }
-  const by = signal.action ? `, named by its ${signal.action} action` : ' (digital source type)';
+  const by = signal.action ? named(signal.action) : ' (digital source type)';
   if (signal.rule === 'legacy_assertion') {
     const also = signal.type ? `; its source type is ${sourceTypeText(signal.type)}${by}` : '';
     return `${s.yellow('yes')}: the manifest carries the legacy com.adobe.generative-ai assertion${also}`;
@@ -130,6 +133,57 @@ export function signerWords(match: Match, details: C2paDetails | undefined): str
   if (org && cn && cn !== org) return printable(`${org} (certificate: ${cn})`);
   if (org) return printable(org);
   return cn ? printable(`${cn} (the certificate names no organisation)`) : 'a certificate that names no organisation';
+}
+
+/** The signer's name as the certificate gives it (organisation, else common name), printable; undefined when it names neither. */
+function signerName(match: Match, details: C2paDetails | undefined): string | undefined {
+  const name = match.issuer ?? details?.signer.issuer ?? details?.signer.commonName;
+  return name ? printable(name) : undefined;
+}
+
+/**
+ * The head of the c2pa card: "signed by Adobe Inc. (trusted)" only for a signer that chains to
+ * a trust anchor; any other signer's name is what its certificate claims ("signer claims to be
+ * OpenAI OpCo, LLC (unverified)"), since anyone can make a certificate with any name.
+ */
+export function signerHead(match: Match, details: C2paDetails | undefined, bold: (s: string) => string = (x) => x): string {
+  const name = signerName(match, details);
+  if (!name) return 'signer names no organisation';
+  return match.claims?.validation?.state === 'trusted' ? `signed by ${bold(name)} (trusted)` : `signer claims to be ${bold(name)} (unverified)`;
+}
+
+/**
+ * The card's trust row, in words a non-expert can act on: whether the signer's certificate is on
+ * the trust list in use (the C2PA Trust List, or an anchor you added), and if not, that the
+ * name it shows is a claim.
+ */
+export function trustWords(match: Match, details: C2paDetails | undefined, s: Style, options: ReportOptions): string | undefined {
+  const v = match.claims?.validation;
+  if (!v) return undefined;
+  const name = signerName(match, details);
+  const claim = name ? `"${name}" is a name the signer gave itself` : 'the signer is unknown';
+  if (v.state === 'trusted') {
+    // A remote result (the CLI's API checks, the daemon's Verify page): the service decided.
+    return options.remote
+      ? s.green("trusted: the certificate is on the service's trust list (the C2PA Trust List, or an anchor its operator added)")
+      : s.green('trusted: the certificate is on the trust list in use (the C2PA Trust List, or an anchor you added)');
+  }
+  if (v.state === 'invalid') return s.red(`not trusted: the credential is INVALID, so ${claim} and nothing in the manifest is vouched for`);
+  const trustAnchors = details?.trustAnchors ?? options.trustAnchors;
+  const why = options.remote
+    ? "NOT trusted by the service: the certificate is not on its trust list"
+    : trustAnchors === false
+      ? 'not checked: no trust list in use'
+      : 'NOT trusted: the certificate is not on the trust list';
+  return `${s.yellow(why)}, so ${claim} (anyone can make a certificate with any name)`;
+}
+
+/** The conforming product row: a trusted signer's generator product on the C2PA Conforming Products List. */
+export function productWords(match: Match): string | undefined {
+  const p = match.claims?.conforming_product;
+  if (!p) return undefined;
+  const status = p.status === 'conformant' ? 'a conformant generator product' : `a generator product listed as ${p.status}`;
+  return printable(`${p.product} by ${p.applicant}: ${status} on the C2PA Conforming Products List (assurance level ${p.max_assurance_level})`);
 }
 
 export function appWords(match: Match, details: C2paDetails | undefined): string | undefined {
@@ -202,16 +256,20 @@ function c2paCard(match: Match, s: Style, options: ReportOptions): string[] {
   const claims = match.claims;
   // Everything the file supplies goes through printable(): an escape sequence in a signer's name
   // or a claim generator must not reach the terminal.
-  const signer = match.issuer ? `signed by ${s.bold(printable(match.issuer))}` : 'signer names no organisation';
+  const details = c2paDetails(claims);
+  const signer = match.issuer ? signerHead(match, details, s.bold) : 'signer names no organisation';
   const tool = claims?.claim_generator ? `, made with ${printable(claims.claim_generator)}` : '';
   const lines = [`  ${label}${s.green('found')}: ${signer}${tool}`];
   if (!claims) return lines;
-  const details = c2paDetails(claims);
   const row = (name: string, value: string) => lines.push(`${indent}${name.padEnd(CARD_WIDTH)}${value}`);
   const more = (value: string) => lines.push(`${indent}${' '.repeat(CARD_WIDTH)}${value}`);
 
   row('AI-generated', aiWords(match, details, s));
   row('signed by', signerWords(match, details));
+  const trust = trustWords(match, details, s, options);
+  if (trust) row('trust', trust);
+  const product = productWords(match);
+  if (product) row('product', product);
   row('signed at', claims.signed_at ? utcText(claims.signed_at) : s.dim('not stated (no time stamp: when it was signed is unknown)'));
   const app = appWords(match, details);
   if (app) row('app or device', app);

@@ -15,6 +15,18 @@ import { payloadName, toolDisplayName, UNNAMED_TOOL } from './maker-names.js';
 const RANK: Record<EvidenceKind, number> = { signed_manifest: 0, novelai_signature: 1, pixel_mark: 2, unsigned_record: 3 };
 
 /**
+ * A manifest whose signer is not trusted ranks after a record signed with NovelAI's published
+ * key (whose signer is known) and before a pixel mark: its signature proves the bytes are as
+ * signed, not who signed them.
+ */
+function rank(e: VerdictEvidence): number {
+  return e.kind === 'signed_manifest' && e.trusted === false ? 1.5 : RANK[e.kind];
+}
+
+/** A manifest whose names are its unverified signer's claim. */
+const unverified = (e: VerdictEvidence) => e.kind === 'signed_manifest' && e.trusted === false;
+
+/**
  * Source types that say a device captured the content (IPTC digital source types): a signed
  * manifest naming one says "not AI-made", which a found AI marker contradicts. Edit and
  * composite types do not: an edit of an AI-made picture is still AI-made in part.
@@ -24,13 +36,31 @@ const CAPTURE_TYPES: readonly string[] = ['digitalCapture', 'computationalCaptur
 /** IPTC: "a composite that includes generative AI output" - contains AI-made content, not all of it. */
 const AI_COMPOSITE = 'compositeWithTrainedAlgorithmicMedia';
 
+/**
+ * How a manifest's credential reads, in the verdict's words. Only a signer whose certificate
+ * chains to a trust anchor in use (the C2PA Trust List by default, or one added) is named as
+ * fact; any other signer's names are its own claim, since anyone can make a certificate that
+ * says "OpenAI OpCo, LLC" or "Google LLC" (issue 38).
+ */
+function manifestDetail(match: Match, details: C2paDetails | undefined): { trusted?: boolean; detail: string } {
+  const state = match.claims?.validation?.state;
+  if (state === 'invalid') return { detail: 'C2PA manifest whose credential is INVALID' };
+  if (state === 'trusted') {
+    const signer = match.issuer ?? details?.signer.issuer ?? details?.signer.commonName;
+    return { trusted: true, detail: signer ? `C2PA manifest signed by trusted signer ${signer}` : 'C2PA manifest signed by a trusted signer' };
+  }
+  // One wording whether no anchors were configured or the signer chains to none: the same file
+  // reads alike locally and through an API, which does not say which anchors it used.
+  return { trusted: false, detail: 'signed C2PA manifest whose signer is not on the trust list, so its names are unverified' };
+}
+
 /** What a found c2pa match says. `details` is absent for a remote result (no ingredient tree). */
 function c2paEvidence(match: Match, details: C2paDetails | undefined): VerdictEvidence {
   const claims = match.claims;
   const intact = claims?.validation?.state !== 'invalid';
+  const { trusted, detail } = manifestDetail(match, details);
   const evidence: Omit<VerdictEvidence, 'detail'> = { kind: intact ? 'signed_manifest' : 'unsigned_record', check: 'c2pa', says: 'not_stated' };
-  const detail = intact ? 'signed C2PA manifest' : 'C2PA manifest whose credential is INVALID';
-  if (!claims) return { ...evidence, detail };
+  if (!claims) return ordered(evidence, undefined, detail, trusted);
   const signal = aiSignal(claims, details?.sourceTypeAction);
   const ingredient = signal?.ai ? undefined : aiIngredientOf(details?.ingredients);
   if (signal?.ai) {
@@ -44,13 +74,14 @@ function c2paEvidence(match: Match, details: C2paDetails | undefined): VerdictEv
     evidence.says = 'not_ai';
     evidence.content = `a ${sourceTypeTerm(signal.type)}`;
   }
-  return ordered(evidence, c2paMaker(match, details), detail);
+  return ordered(evidence, c2paMaker(match, details), detail, trusted);
 }
 
-/** kind, check, says, maker, content, detail: the order the JSON shows them in. */
-function ordered(e: Omit<VerdictEvidence, 'detail' | 'maker'>, maker: string | undefined, detail: string): VerdictEvidence {
+/** kind, check, says, maker, content, detail, trusted: the order the JSON shows them in. `trusted` only on a signed manifest. */
+function ordered(e: Omit<VerdictEvidence, 'detail' | 'maker'>, maker: string | undefined, detail: string, trusted?: boolean): VerdictEvidence {
   const { kind, check, says, content } = e;
-  return { kind, check, says, ...(maker ? { maker } : {}), ...(content ? { content } : {}), detail };
+  const trust = kind === 'signed_manifest' && trusted !== undefined ? { trusted } : {};
+  return { kind, check, says, ...(maker ? { maker } : {}), ...(content ? { content } : {}), detail, ...trust };
 }
 
 /** The software the manifest names: the agent of the action that named the source type, else the first agent, else the claim generator. */
@@ -123,15 +154,19 @@ export function verdictOf(result: Pick<DetectionResult, 'matches'>, details?: C2
   // Stable sort: within a kind, catalogue order (the order of `matches`).
   const evidence = result.matches
     .flatMap((m) => evidenceOf(m, c2pa) ?? [])
-    .sort((a, b) => RANK[a.kind] - RANK[b.kind]);
+    .sort((a, b) => rank(a) - rank(b));
   const ai = evidence.filter(saysAi);
   // The strongest evidence that found an AI marker decides between generated and contains.
   // A watermark names a model family, a record or a manifest the tool: the tool first.
   const named = ai.length ? [...ai.filter((e) => e.kind !== 'pixel_mark'), ...ai.filter((e) => e.kind === 'pixel_mark')] : evidence;
-  const maker = named.find((e) => e.maker)?.maker;
+  // `maker` is a name a user may show as fact: never one only an unverified signer gives.
+  const naming = named.find((e) => e.maker);
+  const maker = named.find((e) => e.maker && !unverified(e))?.maker;
+  const claimed = naming && unverified(naming) ? naming.maker : undefined;
   const verdict: Verdict = {
     ai: ai[0]?.says === 'contains' ? 'contains' : ai.length ? 'generated' : 'none_found',
     ...(maker ? { maker } : {}),
+    ...(claimed ? { claimed_maker: claimed } : {}),
     evidence,
   };
   const notAi = evidence.filter((e) => e.says === 'not_ai');
@@ -142,20 +177,30 @@ export function verdictOf(result: Pick<DetectionResult, 'matches'>, details?: C2
 }
 
 /**
- * The verdict in one line, for the top of a card: "AI-generated: Adobe Firefly (signed C2PA
- * manifest)", "Contains AI-generated content: Google Gemini edit of an AI-made picture (signed
- * C2PA manifest)", "AI mark: SDXL invisible watermark (48/48 bits)", "No AI marker found (that
- * proves nothing)". Raw: it carries names from the file, so callers escape it.
+ * The verdict in one line, for the top of a card: "AI-generated: Adobe Firefly (C2PA manifest
+ * signed by trusted signer Adobe Inc.)", "Contains AI-generated content: Google Gemini edit of an
+ * AI-made picture (...)", "AI mark: SDXL invisible watermark (48/48 bits)", "No AI marker found
+ * (that proves nothing)". A manifest whose signer is not trusted gives its names "as claimed"; a
+ * signed capture manifest is named after "No AI marker found". Raw: it carries names from the
+ * file, so callers escape it.
  */
 export function verdictLine(verdict: Verdict): string {
   const top = verdict.evidence.find(saysAi);
-  if (verdict.ai === 'none_found' || !top) return 'No AI marker found (that proves nothing)';
+  const claimed = (e: VerdictEvidence) => (unverified(e) ? ', as claimed' : '');
+  if (verdict.ai === 'none_found' || !top) {
+    const capture = verdict.evidence[0];
+    if (capture?.kind === 'signed_manifest' && capture.says === 'not_ai') {
+      const what = [capture.maker, capture.content].filter(Boolean).join(', ');
+      return `No AI marker found; captured${claimed(capture)}: ${what} (${capture.detail})`;
+    }
+    return 'No AI marker found (that proves nothing)';
+  }
   if (verdict.ai === 'contains') {
     const what = [top.maker, top.content].filter(Boolean).join(' ');
-    return `Contains AI-generated content: ${what || 'AI-made content'} (${top.detail})`;
+    return `Contains AI-generated content: ${what || 'AI-made content'}${claimed(top)} (${top.detail})`;
   }
   if (top.kind === 'pixel_mark') return `AI mark: ${top.detail}`;
-  return top.maker ? `AI-generated: ${top.maker} (${top.detail})` : `AI-generated (${top.detail})`;
+  return top.maker ? `AI-generated: ${top.maker}${claimed(top)} (${top.detail})` : `AI-generated${claimed(top) ? ', as claimed' : ''} (${top.detail})`;
 }
 
 /** The second line when checks disagree, else undefined. Raw, as verdictLine. */

@@ -92,7 +92,7 @@ describe('the Verify page', () => {
     const r = await send(c, edit, { 'x-csrf-token': csrf, 'x-file-name': 'edit.jpg' });
     expect(r.status).toBe(200);
     expect(r.body.html).toContain(
-      '<p class="verdict verdict-contains">Contains AI-generated content: Google Gemini edit of an AI-made picture (signed C2PA manifest)</p>',
+      '<p class="verdict verdict-contains">Contains AI-generated content: Google Gemini edit of an AI-made picture, as claimed (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)</p>',
     );
     expect(r.body.result.matches[0].claims).toMatchObject({ ai_generated: false });
     expect(r.body.result).not.toHaveProperty('verdict');

@@ -106,11 +106,11 @@ describe('the verdict line (issue 31)', () => {
     const html = detailCard('a.png', result);
     const verdict = /<p class="verdict verdict-generated">([^<]*)<\/p>/.exec(html);
     expect(verdict?.[1]).toBe(
-      'AI-generated: gen &lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&gt;&lt;img src=x onerror=alert(2)&gt;&amp;amp;\\x1b[2J (signed C2PA manifest)',
+      'AI-generated: gen &lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&gt;&lt;img src=x onerror=alert(2)&gt;&amp;amp;\\x1b[2J, as claimed (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)',
     );
     expect(html.indexOf('class="verdict')).toBeLessThan(html.indexOf('class="meta"'));
     const terminal = formatResult('a.png', result, makeStyle(false)).split('\n');
-    expect(terminal[1]).toBe(`  AI-generated: gen ${HOSTILE}\\x1b[2J (signed C2PA manifest)`);
+    expect(terminal[1]).toBe(`  AI-generated: gen ${HOSTILE}\\x1b[2J, as claimed (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)`);
     expect(terminal.join('\n')).not.toContain('\u001b');
   });
 });

@@ -101,6 +101,17 @@ const claimsSchema = {
     ai_generated: { type: 'boolean' },
     signed_at: { type: 'string', description: 'The signature time, ISO 8601 UTC.' },
     ingredients: { type: 'integer', minimum: 0, description: 'How many ingredients the active manifest lists.' },
+    conforming_product: {
+      type: 'object',
+      description: "Only for a trusted signer: the C2PA Conforming Products List's generator product its certificate names.",
+      required: ['applicant', 'product', 'max_assurance_level', 'status'],
+      properties: {
+        applicant: { type: 'string' },
+        product: { type: 'string' },
+        max_assurance_level: { type: 'integer', minimum: 0 },
+        status: { type: 'string' },
+      },
+    },
   },
 } as const;
 

@@ -55,7 +55,12 @@ export async function startScan(options: StartScanOptions): Promise<StartOutcome
     return listAndQueue(fleet, {
       name,
       sources: [...options.sources],
-      options: { checks, catalogue, ...(options.trustAnchorsPem ? { trustAnchorsPem: options.trustAnchorsPem } : {}) },
+      options: {
+        checks,
+        catalogue,
+        ...(options.trustAnchorsPem ? { trustAnchorsPem: options.trustAnchorsPem } : {}),
+        ...((options.c2paLists ?? !options.trustAnchorsPem) ? {} : { c2paLists: false }),
+      },
       filter,
       batchSize,
       leaseSeconds,

@@ -80,6 +80,8 @@ const SKIPPED: Record<string, string> = {
   'useradd --system --home-dir /var/lib/provenance --shell /usr/sbin/nologin provenance':
     'adds a system user and starts a systemd service (root); test/self-hosting-configs.test.ts checks the unit with systemd-analyze verify',
   'docker build -t provenance:0.1.0 .': 'needs a Docker daemon and node:22-bookworm-slim from a registry',
+  'provenance trust update                    # fetches C2PA-TRUST-LIST.pem and C2PA-TSA-TRUST-LIST.pem':
+    'fetches the lists from GitHub; test/trust-update.test.ts runs it against an https server on 127.0.0.1 (PROVENANCE_TRUST_LIST_URL)',
 };
 
 /** Any npm command that installs resolves packages from the npm registry: never run here. */

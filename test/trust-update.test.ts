@@ -217,6 +217,19 @@ describe('trust update --from', () => {
     ]);
   });
 
+  it('check --incremental does not keep a result checked against the old lists', async () => {
+    const scan = async () => {
+      const run = await cli(['check', '--json', '--summary', '--incremental', '--checks', 'c2pa', signed]);
+      expect(run.code, run.stderr).toBe(0);
+      const summary = JSON.parse(run.stderr.trim().split('\n').at(-1)!);
+      return { verified: parseLines(run.stdout)[0].matches[0].claims.signature_verified, fromCache: summary.from_cache };
+    };
+    expect(await scan()).toEqual({ verified: false, fromCache: 0 });
+    expect((await scan()).fromCache).toBe(1);
+    expect((await cli(['trust', 'update', '--from', join(dir, 'good.pem')])).code).toBe(0);
+    expect(await scan()).toEqual({ verified: true, fromCache: 0 });
+  });
+
   it('--from alone replaces the Trust List only; the TSA list stays the bundled one', async () => {
     expect((await cli(['trust', 'update', '--from', join(dir, 'good.pem')])).code).toBe(0);
     const list = JSON.parse((await cli(['trust', 'list', '--json'])).stdout);

@@ -89,7 +89,7 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
     .option('--allow-empty', 'with --fail-on: a run that checked no file exits 0, not 4', false)
     .option('--summary', 'at the end, write the counts as JSON on standard error', false)
     .option('-q, --quiet', 'no progress display and no closing table on stderr', false)
-    .option('--trust-anchors <file>', 'PEM file of C2PA trust anchors, instead of those kept with `provenance trust`')
+    .option('--trust-anchors <file>', 'PEM file of C2PA trust anchors, used alone instead of the C2PA lists and those added with `provenance trust add`')
     .option('--explain', 'spell out each C2PA validation code in a sentence', false)
     .option('--local', 'check on this machine even when logged in to an API', false)
     .option('--remote', 'check with the API (`provenance login` first, or PROVENANCE_API_KEY)', false)
@@ -133,18 +133,28 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
 
   const trust = program
     .command('trust')
-    .description('Manage the C2PA trust anchors kept in your config folder (the project ships none; see docs/C2PA.md).');
+    .description('The C2PA trust anchors: the C2PA Trust List and TSA Trust List (bundled, or updated) and those you add (see docs/C2PA.md).');
   trust
     .command('add')
-    .description('Add the certificates of a PEM file as trust anchors.')
-    .argument('<file>', 'PEM file, e.g. C2PA-TRUST-LIST.pem, the C2PA trust list: https://github.com/c2pa-org/conformance-public/tree/main/trust-list (download it first)')
+    .description('Add the certificates of a PEM file as trust anchors, beside the C2PA lists.')
+    .argument('<file>', 'PEM file, e.g. your organisation\'s CA (the C2PA lists are already used: `provenance trust list`)')
     .action(async (file: string) => {
       const { runTrustAdd } = await import('./commands/trust.js');
       setExit(await runTrustAdd({ file }, io));
     });
   trust
+    .command('update')
+    .description('Fetch the current C2PA Trust List and TSA Trust List into your config folder (https only); they then take precedence over the bundled ones.')
+    .option('--from <file>', 'take the C2PA Trust List from this PEM file instead (a machine without internet)')
+    .option('--tsa-from <file>', 'take the C2PA TSA Trust List from this PEM file instead')
+    .option('--url <url>', `the https:// folder that holds both lists (default ${'$'}PROVENANCE_TRUST_LIST_URL, else the C2PA's: https://raw.githubusercontent.com/c2pa-org/conformance-public/main/trust-list/)`)
+    .action(async (opts: { from?: string; tsaFrom?: string; url?: string }) => {
+      const { runTrustUpdate } = await import('./commands/trust-update.js');
+      setExit(await runTrustUpdate({ from: opts.from, tsaFrom: opts.tsaFrom, url: opts.url }, io));
+    });
+  trust
     .command('list')
-    .description('List the stored trust anchors.')
+    .description('List the trust anchors in use and where each came from: the C2PA lists (bundled or updated) and those added by hand.')
     .option('--json', 'one JSON object', false)
     .action(async (opts: { json: boolean }) => {
       const { runTrustList } = await import('./commands/trust.js');
@@ -152,7 +162,7 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
     });
   trust
     .command('remove')
-    .description('Remove a stored trust anchor.')
+    .description('Remove a trust anchor added by hand.')
     .argument('<fingerprint-or-index>', 'its number in `trust list`, or its SHA-256 fingerprint (8+ leading hex digits)')
     .action(async (target: string) => {
       const { runTrustRemove } = await import('./commands/trust.js');

@@ -144,11 +144,47 @@ export interface Media {
 /** A detector's own verdict; the engine adds `check` and applies the catalogue rules. */
 export type DetectorOutcome = Omit<Match, 'check'>;
 
-/** What the operator configured for a run, passed by the engine to every detector. */
-export interface DetectContext {
-  /** PEM trust anchors for C2PA signer validation; none configured when absent. */
+/**
+ * One of the C2PA's published lists of trust anchors, as a file that is read only where a
+ * manifest is found (docs/C2PA.md "Trust"): the C2PA Trust List (claim signers' certificate
+ * authorities) or the C2PA TSA Trust List (time-stamping authorities).
+ */
+export interface TrustListFile {
+  list: 'c2pa-trust-list' | 'c2pa-tsa-trust-list';
+  /** Absolute path of the PEM file. */
+  file: string;
+  /** `bundled`: shipped in the package (data/c2pa/); `updated`: put in the config folder by `provenance trust update`. */
+  origin: 'bundled' | 'updated';
+  /** ISO 8601. Bundled: when the list last changed at its source (data/c2pa/source.json); updated: when it was fetched or taken from a file. */
+  date: string;
+}
+
+/**
+ * The C2PA trust anchors a check uses. The lists are paths (read by the c2pa check only when it
+ * finds a manifest, so a file without one, and a worker's task message, never carry them); the
+ * PEM text is anchors given by hand (`trust add`, the trust_anchors setting) or, alone, those that
+ * replace the lists (`--trust-anchors`, the library's `trustAnchors`). Neither: no anchors.
+ */
+export interface TrustOptions {
+  trustLists?: readonly TrustListFile[];
   trustAnchorsPem?: string;
 }
+
+/**
+ * What a c2pa read was checked against, for the card, the verdict and the reports (the c2pa
+ * details, never the /v1 result). `anchors`: the C2PA lists (with any anchors added by hand),
+ * only anchors the user gave, or none. `trustedBy`: where a trusted signer's chain ends (absent
+ * unless the state is `trusted`): at an anchor of the C2PA lists, or at one the user added or
+ * gave. `lists`: the lists read, with their origin and date.
+ */
+export interface C2paTrust {
+  anchors: 'c2pa-lists' | 'own' | 'none';
+  trustedBy?: 'c2pa-trust-list' | 'own';
+  lists?: TrustListFile[];
+}
+
+/** What the operator configured for a run, passed by the engine to every detector. */
+export type DetectContext = TrustOptions;
 
 export interface Detector extends DetectorInfo {
   run(media: Media, context: DetectContext): Promise<DetectorOutcome>;

@@ -190,12 +190,13 @@ describe('issue 7: source type, AI, signing time, ingredients (pure mapping)', (
     expect(out!.claims).toMatchObject({ digital_source_type: `${IPTC}trainedAlgorithmicMedia`, ai_generated: true, signed_at: '2025-01-02T03:04:05Z', ingredients: 2 });
   });
 
-  it('signature_verified is true only with anchors configured and the state trusted', () => {
+  it('signature_verified is true only with anchors in use and the state trusted', () => {
     const trusted = store({ claim_generator: 'g' }, { validation_state: 'Trusted' });
-    expect(foundOutcome(trusted, {}, { trustAnchors: true })!.claims!.signature_verified).toBe(true);
+    expect(foundOutcome(trusted, {}, { trust: { anchors: 'c2pa-lists', trustedBy: 'c2pa-trust-list' } })!.claims!.signature_verified).toBe(true);
+    expect(foundOutcome(trusted, {}, { trust: { anchors: 'own', trustedBy: 'own' } })!.claims!.signature_verified).toBe(true);
     expect(foundOutcome(trusted, {}, {})!.claims!.signature_verified).toBe(false);
     const valid = store({ claim_generator: 'g' }, { validation_state: 'Valid', validation_status: [{ code: 'signingCredential.untrusted' }] });
-    expect(foundOutcome(valid, {}, { trustAnchors: true })!.claims!.signature_verified).toBe(false);
+    expect(foundOutcome(valid, {}, { trust: { anchors: 'c2pa-lists' } })!.claims!.signature_verified).toBe(false);
   });
 
   it('the report details: ingredient tree with cycles cut, explanations, and they survive only in-process', () => {

@@ -83,6 +83,8 @@ const SKIPPED: Record<string, string> = {
   // docs/SCALE.md's role for the queue, in the database of SELF-HOSTING.md.
   "sudo -u postgres psql -v ON_ERROR_STOP=1 -d provenance <<'SQL'":
     'creates a role as the postgres superuser (sudo); test/postgres/scan-queue-role.test.ts runs its SQL on the test server under throwaway names, then a whole scan as that role',
+  'provenance trust update                    # fetches C2PA-TRUST-LIST.pem and C2PA-TSA-TRUST-LIST.pem':
+    'fetches the lists from GitHub; test/trust-update.test.ts runs it against an https server on 127.0.0.1 (PROVENANCE_TRUST_LIST_URL)',
 };
 
 /** Any npm command that installs resolves packages from the npm registry: never run here. */

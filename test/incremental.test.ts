@@ -460,9 +460,10 @@ describe('damage, two scans at once, kill -9', () => {
   });
 
   it('without a loadable lmdb package, the scan is told once and runs without the cache', () => {
-    // The built CLI away from node_modules: what these two files need is bundled; lmdb is not.
+    // The built CLI away from node_modules: what these two files need is bundled (with the
+    // package's data: the C2PA lists); lmdb is not.
     const copy = join(dir, 'no-lmdb');
-    for (const part of ['bin', 'dist', 'package.json']) cpSync(join(ROOT, part), join(copy, part), { recursive: true });
+    for (const part of ['bin', 'dist', 'data', 'package.json']) cpSync(join(ROOT, part), join(copy, part), { recursive: true });
     const run = spawnSync(process.execPath, [join(copy, 'bin', 'provenance.js'), 'check', '--json', '--summary', '--incremental', '--checks', 'camera_reference', join(small, 'camera.jpg'), join(small, 'plain.png')], {
       env: { ...process.env, PROVENANCE_CACHE_DIR: newCache() },
       encoding: 'utf8',

@@ -45,12 +45,12 @@ const checkState = async () => {
 const fingerprintOf = (pem: string) => parseAnchors(pem, 'x')[0]!.fingerprint;
 
 describe('provenance trust', () => {
-  it('list on an empty store points to the C2PA trust list', async () => {
+  it('list on an empty store shows the bundled C2PA lists, their source and date', async () => {
     const run = await trust('list');
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('No trust anchors stored');
-    expect(run.stdout).toContain('c2pa-org/conformance-public');
-    expect(run.stdout).toContain('trust-list/');
+    expect(run.stdout).toContain('C2PA Trust List: 30 anchors, bundled with provenance: c2pa-org/conformance-public at 7dbff51, trust-list/C2PA-TRUST-LIST.pem, last changed 2026-08-13');
+    expect(run.stdout).toContain('C2PA TSA Trust List: 22 anchors, bundled with provenance: c2pa-org/conformance-public at 7dbff51, trust-list/C2PA-TSA-TRUST-LIST.pem, last changed 2026-08-13');
+    expect(run.stdout).toContain(`Added by hand: none (${join(cfg, 'trust-anchors.json')}).`);
   });
 
   it('add stores the anchors in the config folder; check then reports trusted', async () => {

@@ -7,7 +7,10 @@ import { availableParallelism } from 'node:os';
 import { remoteBlocker, remoteTarget, wantsRemote } from '../config/remote.js';
 import { scanCacheDir } from '../config/paths.js';
 import { readSettings, SettingsError } from '../config/settings.js';
-import { loadTrustAnchors, TrustAnchorError, type TrustAnchors } from '../config/trust-store.js';
+import { loadRunTrust, TrustAnchorError } from '../config/trust-store.js';
+import { staleListWarning } from '../config/trust-lists.js';
+import { packageDataFile } from '../media/package-data.js';
+import { trustAnchorText } from '../media/trust-anchor-text.js';
 import { CheckSelectionError, parseCatalogue, resolveChecks } from '../engine/checks.js';
 import type { DetectOptions } from '../engine/detect.js';
 import { engineVersion } from '../engine/engine-version.js';
@@ -25,7 +28,7 @@ import { makeStyle } from '../ui/style.js';
 import { formatScanTable } from '../ui/scan-table.js';
 import { formatError, formatResult, formatSummary } from '../ui/text-report.js';
 import type { RemoteDeps } from '../client/session.js';
-import { HOSTED_DETECTOR_IDS, type CatalogueName } from '../types.js';
+import { HOSTED_DETECTOR_IDS, type CatalogueName, type TrustOptions } from '../types.js';
 import { verdictOf } from '../verdict/verdict.js';
 import { announceTerminalStdin, cappedWorkers, emptyRunFails, idleFailOn, localScanBounds } from './check-gates.js';
 import { cachedChecker, inProcessChecker, poolChecker, type Checker, type Outcome } from '../library/checker.js';
@@ -89,7 +92,8 @@ interface Plan {
   checks?: string[];
   catalogue: CatalogueName;
   failOn: FailCondition[];
-  anchors?: TrustAnchors;
+  /** The C2PA lists (paths) and the anchors added by hand, or --trust-anchors alone. */
+  trust: TrustOptions;
   concurrency: number;
   /** Checks go to the API (settled from flags, environment and config.json; no keychain read). */
   remote: boolean;
@@ -195,7 +199,7 @@ async function plan(options: CheckOptions, io: CommandIO): Promise<Plan> {
     // The API runs every detector it has when no checks are named: name the hosted five, so that
     // a daemon with the full catalogue runs exactly those too.
     const checks = options.checks ?? (catalogue === 'hosted' ? [...HOSTED_DETECTOR_IDS] : undefined);
-    return { checks, catalogue, failOn, concurrency, remote, cacheSetting };
+    return { checks, catalogue, failOn, trust: {}, concurrency, remote, cacheSetting };
   }
   // On this machine, an http:// or malformed https:// argument is a typing error too, said
   // before any request (the API, above, is sent URLs as they are and judges them itself).
@@ -223,15 +227,18 @@ async function plan(options: CheckOptions, io: CommandIO): Promise<Plan> {
   } else if (options.cacheMax !== undefined) {
     throw new UsageError('--cache-max goes with --incremental (or the incremental setting).');
   }
-  // Trust anchors: --trust-anchors, else the user's config.
-  let anchors: TrustAnchors | undefined;
+  // Trust anchors: --trust-anchors alone, else the C2PA lists (paths only: read where a manifest
+  // is found) and those added by hand.
+  let trust: TrustOptions;
   try {
-    anchors = loadTrustAnchors({ file: options.trustAnchors, env: io.env });
+    trust = loadRunTrust({ file: options.trustAnchors, env: io.env, bundledDir: packageDataFile('c2pa') });
   } catch (err) {
     if (err instanceof TrustAnchorError) throw new UsageError(`${options.trustAnchors ? '--trust-anchors: ' : ''}${err.message}`);
     throw err;
   }
-  return { checks: options.checks, catalogue, failOn, anchors, concurrency, remote, cacheSetting, incremental };
+  const stale = trust.trustLists && staleListWarning(trust.trustLists, new Date());
+  if (stale) io.stderr.write(`provenance: ${stale}\n`);
+  return { checks: options.checks, catalogue, failOn, trust, concurrency, remote, cacheSetting, incremental };
 }
 
 /** One plain file (or stdin) named alone: check it in this thread and skip the pool's start-up. */
@@ -275,7 +282,7 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
   const detectOptions: DetectOptions = {
     checks: p.checks,
     ...(p.catalogue === 'hosted' ? { catalogue: p.catalogue } : {}),
-    ...(p.anchors ? { trustAnchorsPem: p.anchors.pem } : {}),
+    ...p.trust,
   };
   let remote: RemoteChecker | undefined;
   let checker: Checker;
@@ -299,7 +306,7 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
     if (p.incremental) {
       // Loaded only now: plain `check` never loads the cache or its native package.
       const { ScanCache, scanScope, ndjsonLine, objectIdentity } = await import('../engine/scan-cache.js');
-      const scope = scanScope({ engine: engineVersion(), checks: resolveChecks(p.checks, p.catalogue), trustAnchorsPem: p.anchors?.pem });
+      const scope = scanScope({ engine: engineVersion(), checks: resolveChecks(p.checks, p.catalogue), trustAnchorsPem: trustAnchorText(p.trust) });
       const cache = await ScanCache.open({
         dir: scanCacheDir(io.env),
         scope,
@@ -321,9 +328,9 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
         inputs: [...options.inputs, ...(options.filesFrom ? [`--files-from ${options.filesFrom}`] : [])],
         where: remote ? `the API at ${remote.apiUrl}` : 'this machine',
         startedAt: scanStartedAt,
-        trustAnchorsPem: p.anchors?.pem,
+        trust: p.trust,
         remote: p.remote,
-        trustAnchors: p.remote ? undefined : Boolean(p.anchors),
+        trustAnchors: p.remote ? undefined : Boolean(p.trust.trustLists || p.trust.trustAnchorsPem),
       });
     } catch (err) {
       await checker.close();
@@ -385,7 +392,7 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
       out.write(
         options.json
           ? `${outcome.json !== undefined ? withVerdict(outcome.json, verdict) : resultLine(outcome.source, result, hints, verdict)}\n`
-          : formatResult(outcome.source, result, style, { explain: options.explain, trustAnchors: Boolean(p.anchors), remote: Boolean(remote), hints }),
+          : formatResult(outcome.source, result, style, { explain: options.explain, trustAnchors: Boolean(p.trust.trustLists || p.trust.trustAnchorsPem), remote: Boolean(remote), hints }),
       );
     } else {
       stats.unreadable++;

@@ -29,7 +29,7 @@ export function registerDaemonCommands(program: Command, io: CommandIO, setExit:
       'a reverse proxy is in front: take client address and protocol from X-Forwarded-For/-Proto, believing only the proxies named: a hop count (1: one proxy; the default of a bare --trust-proxy) or their addresses/CIDRs, comma-separated (10.0.0.0/8,127.0.0.1)',
       false,
     )
-    .option('--trust-anchors <file>', 'PEM file of C2PA trust anchors, instead of those kept with `provenance trust`')
+    .option('--trust-anchors <file>', 'PEM file of C2PA trust anchors, used alone instead of the C2PA lists and those added with `provenance trust add`')
     .option('--test-mode', 'for testing API clients: enable the test clock (`daemon clock`) and the Provenance-Test-Response header', false)
     .option('--fixtures <file>', 'seed accounts and keys from this JSON file at start (see `daemon seed`)')
     .option('--catalogue <name>', "full (every detector, the default) or hosted (serve and run exactly the hosted service's five, for testing clients against the hosted contract)", 'full')

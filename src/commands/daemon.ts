@@ -21,7 +21,7 @@ import { DATABASE_URL_ENV, resolveStoreUrl } from '../daemon/store/open-store.js
 import { checkPostgresUrl } from '../daemon/store/pg-store.js';
 import { isStoreUsageError } from '../daemon/store/store-errors.js';
 import { parseCatalogue } from '../engine/checks.js';
-import type { CatalogueName } from '../types.js';
+import type { CatalogueName, TrustOptions } from '../types.js';
 import type { CommandIO } from './io.js';
 import { effectiveConfiguration } from './daemon-env.js';
 import { prettyLogStream } from '../daemon/http/log-pretty.js';
@@ -118,18 +118,6 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
     io.stderr.write(`provenance: PROVENANCE_STORE_COMPACT_BYTES must be a whole number of bytes above 0, not "${compactText}"\n`);
     return DAEMON_EXIT.usage;
   }
-  // The operator's C2PA trust anchors (--trust-anchors, else those kept with `provenance trust`),
-  // as `provenance check` uses them, so that a daemon result equals the CLI's for the same bytes.
-  // Read before anything starts: a bad file is a usage error, not a daemon that half starts.
-  const { loadTrustAnchors, TrustAnchorError } = await import('../config/trust-store.js');
-  let anchors;
-  try {
-    anchors = loadTrustAnchors({ file: options.trustAnchors, env: io.env });
-  } catch (err) {
-    if (!(err instanceof TrustAnchorError)) throw err;
-    io.stderr.write(`provenance: ${options.trustAnchors ? '--trust-anchors: ' : ''}${err.message}\n`);
-    return DAEMON_EXIT.usage;
-  }
   // Fixtures are checked whole before anything starts: every problem with its JSON path.
   let fixtures: unknown;
   if (options.fixtures) {
@@ -189,6 +177,32 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
     io.stderr.write(`provenance: --catalogue: ${(err as Error).message}\n`);
     return DAEMON_EXIT.usage;
   }
+  // The C2PA trust anchors (the C2PA lists, updated or bundled, with those kept with `provenance
+  // trust`; or --trust-anchors alone), as `provenance check` uses them, so that a daemon result
+  // equals the CLI's for the same bytes. None in test mode or with the hosted catalogue: there
+  // signature_verified is always false, as the hosted service answers (CONTRACT), and a
+  // --trust-anchors that could change nothing is refused rather than ignored. Read before
+  // anything starts: a bad file is a usage error, not a daemon that half starts.
+  const noAnchors = options.testMode ? '--test-mode' : catalogue === 'hosted' ? '--catalogue hosted' : undefined;
+  if (noAnchors && options.trustAnchors) {
+    io.stderr.write(`provenance: --trust-anchors has no effect with ${noAnchors}: signature_verified is always false there, as the hosted service answers.\n`);
+    return DAEMON_EXIT.usage;
+  }
+  let trust: TrustOptions = {};
+  if (!noAnchors) {
+    const { loadRunTrust, TrustAnchorError } = await import('../config/trust-store.js');
+    const { staleListWarning } = await import('../config/trust-lists.js');
+    const { packageDataFile } = await import('../media/package-data.js');
+    try {
+      trust = loadRunTrust({ file: options.trustAnchors, env: io.env, bundledDir: packageDataFile('c2pa') });
+    } catch (err) {
+      if (!(err instanceof TrustAnchorError)) throw err;
+      io.stderr.write(`provenance: ${options.trustAnchors ? '--trust-anchors: ' : ''}${err.message}\n`);
+      return DAEMON_EXIT.usage;
+    }
+    const stale = trust.trustLists && staleListWarning(trust.trustLists, new Date());
+    if (stale) io.stderr.write(`provenance: ${stale}\n`);
+  }
   const storeUrl = resolveStoreUrl(options.store, io.env);
   if (storeUrl) {
     try {
@@ -213,7 +227,7 @@ export async function runDaemonStart(options: StartCommandOptions, io: CommandIO
   let daemon;
   try {
     daemon = await startDaemon({
-      trustAnchorsPem: anchors?.pem,
+      trust,
       dataDir,
       storeUrl,
       host: options.host,

@@ -10,7 +10,7 @@ import { cardExtras } from '../report/extras.js';
 import type { CardExtras } from '../report/card.js';
 import { reportErrorRow, reportHead, reportRow, reportTail } from '../report/scan-report.js';
 import type { Hints } from '../media/xmp-hints.js';
-import type { DetectionResult, ErrorInfo } from '../types.js';
+import type { DetectionResult, ErrorInfo, TrustOptions } from '../types.js';
 import { STDIN } from '../engine/inputs.js';
 import { maskUrlSecrets, shownInput } from '../engine/masked-url.js';
 
@@ -22,7 +22,8 @@ export interface HtmlReportOptions {
   where: string;
   startedAt: number;
   version?: string;
-  trustAnchorsPem?: string;
+  /** The anchors the checks used, for the manifest's second read (its pictures). */
+  trust?: TrustOptions;
   remote: boolean;
   trustAnchors?: boolean;
 }
@@ -129,7 +130,7 @@ export class HtmlReportWriter {
   private async picturesOf(source: string, result: DetectionResult): Promise<CardExtras> {
     try {
       const bytes = await this.bytesFor(source, result);
-      return bytes ? await cardExtras(bytes, result, { trustAnchorsPem: this.options.trustAnchorsPem, cache: this.thumbs }) : {};
+      return bytes ? await cardExtras(bytes, result, { trust: this.options.trust, cache: this.thumbs }) : {};
     } catch {
       return {}; // the file changed or vanished since it was checked: the row without pictures
     }

@@ -22,7 +22,7 @@ export function registerScanCommands(program: Command, io: CommandIO, setExit: (
     .option('--queue <url>', QUEUE_HELP)
     .option('--checks <ids>', 'comma-separated detector ids to run (default: all)')
     .option('--catalogue <name>', "full (every detector, the default) or hosted (the hosted service's five)")
-    .option('--trust-anchors <file>', 'PEM file of C2PA trust anchors, instead of those kept with `provenance trust` (carried to every worker)')
+    .option('--trust-anchors <file>', 'PEM file of C2PA trust anchors, used alone instead of the C2PA lists and those added with `provenance trust add` (carried to every worker)')
     .option('--files-from <file>', 'also the paths and URLs listed in FILE, one per line')
     .option('-0, --null', 'with --files-from: the list is NUL-separated (find -print0)', false)
     .option('--include <glob>', 'in folders and prefixes, only names matching GLOB (repeatable)', collect, [])

@@ -74,6 +74,8 @@ export function runScanStart(flags: StartFlags, io: CommandIO): Promise<number> 
           checks: flags.checks === undefined ? undefined : flags.checks.split(',').map((s) => s.trim()),
           catalogue,
           trustAnchorsPem: anchors?.pem,
+          // Without --trust-anchors the workers use the C2PA lists too (their own copies).
+          c2paLists: !flags.trustAnchors,
           include: flags.include,
           exclude: flags.exclude,
           caseSensitive: flags.caseSensitive,

@@ -45,6 +45,11 @@ export function parseAnchors(data: string | Uint8Array, source: string): Anchor[
       : '';
     throw new TrustAnchorError(`${source} is not a PEM certificate file: no -----BEGIN CERTIFICATE----- block found.${hint}`);
   }
+  // A block begun and never ended (a file cut off in transfer) would otherwise be skipped unseen.
+  const begun = text.split('-----BEGIN CERTIFICATE-----').length - 1;
+  if (begun !== blocks.length) {
+    throw new TrustAnchorError(`${source}: certificate ${blocks.length + 1} has no -----END CERTIFICATE----- line (is the file cut off?).`);
+  }
   return blocks.map((block, i) => {
     const b64 = block[1]!.replace(/\s+/g, '');
     const der = Buffer.from(b64, 'base64');

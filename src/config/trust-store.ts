@@ -8,6 +8,8 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { configDir, oneLine, TRUST_STORE_FILE, WRITE_REFUSED_EXIT, writeProblem } from './paths.js';
 import { parseAnchors, TrustAnchorError, type Anchor } from './pem.js';
 import { readSettings, SettingsError, settingsPath } from './settings.js';
+import { trustListFiles } from './trust-lists.js';
+import type { TrustOptions } from '../types.js';
 
 export { TrustAnchorError } from './pem.js';
 
@@ -129,6 +131,18 @@ export function loadTrustAnchors(options: LoadTrustAnchorsOptions = {}): TrustAn
   }
   if (pems.size === 0) return undefined;
   return { pem: [...pems.values()].join(''), count: pems.size, sources };
+}
+
+/**
+ * Every anchor a local check uses, as the engine takes them: `--trust-anchors FILE` alone when
+ * given (it replaces the lists for the run); otherwise the C2PA Trust List and TSA Trust List
+ * (updated, else bundled in `bundledDir`) plus the anchors added by hand. Throws
+ * TrustAnchorError as loadTrustAnchors does.
+ */
+export function loadRunTrust(options: LoadTrustAnchorsOptions & { bundledDir: string }): TrustOptions {
+  const own = loadTrustAnchors(options);
+  if (options.file) return { trustAnchorsPem: own!.pem };
+  return { trustLists: trustListFiles(options.bundledDir, options.env ?? process.env), ...(own ? { trustAnchorsPem: own.pem } : {}) };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 // Turns c2pa-rs's reader output into the contract's c2pa match (CONTRACT "Detection result"),
 // plus the details the human report shows (signer, actions, ingredient tree) that the contract
 // does not carry. Pure functions: no wasm, no I/O, so the mapping is tested on plain objects.
-import type { C2paClaims, ConformingProduct, DetectorOutcome, ValidationState } from '../types.js';
+import type { C2paClaims, C2paTrust, ConformingProduct, DetectorOutcome, ValidationState } from '../types.js';
 
 /** The parts of c2pa-rs's Reader JSON (`reader.json()`) that the contract and the report use. */
 export interface ReaderStore {
@@ -249,8 +249,10 @@ export interface C2paDetails {
   ingredients: IngredientNode[];
   /** c2pa-rs's own words for each failure code. */
   explanations: Record<string, string>;
-  /** Trust anchors were configured for this read. */
+  /** Trust anchors were in use for this read (the C2PA lists by default; `trust.anchors` says which). */
   trustAnchors: boolean;
+  /** What the read was checked against, and where a trusted signer's chain ends. */
+  trust: C2paTrust;
 }
 
 /**
@@ -340,8 +342,8 @@ function ingredientTree(store: ReaderStore, list: ReaderIngredient[], depth: num
 }
 
 export interface FoundOptions {
-  /** Trust anchors were configured: only then can `signature_verified` be true. */
-  trustAnchors?: boolean;
+  /** What the read was checked against (c2pa-trust.ts trustOf); no anchors when absent. */
+  trust?: C2paTrust;
   /**
    * The conforming generator product a signing certificate's subject names (the C2PA Conforming
    * Products List), asked only for a trusted signer: an untrusted one can name itself anything.
@@ -360,7 +362,8 @@ export function foundOutcome(store: ReaderStore, cr: CrJsonStore, options: Found
   const manifest = label ? store.manifests?.[label] : undefined;
   if (!label || !manifest) return undefined;
   const validation = validationOf(store);
-  const trustAnchors = Boolean(options.trustAnchors);
+  const trust: C2paTrust = options.trust ?? { anchors: 'none' };
+  const trustAnchors = trust.anchors !== 'none';
   const claims: C2paClaims = {
     claim_generator: claimGenerator(manifest),
     assertions: assertionLabels(manifest, recordedLabels(cr, label)),
@@ -395,6 +398,7 @@ export function foundOutcome(store: ReaderStore, cr: CrJsonStore, options: Found
     ingredients: ingredientTree(store, manifest.ingredients ?? [], 0, new Set([label])),
     explanations,
     trustAnchors,
+    trust,
   });
   return {
     result: 'found',

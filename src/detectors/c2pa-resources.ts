@@ -5,7 +5,10 @@
 // made only for files whose c2pa check found one, and only for those two pages: the scan's
 // results (and their JSON) never carry pictures.
 import { loadC2paWasm, readerSettings } from '../media/c2pa-wasm.js';
+import { trustAnchorText } from '../media/trust-anchor-text.js';
+import type { TrustOptions } from '../types.js';
 import { c2paDetails, foundOutcome, INGREDIENT_BREADTH, INGREDIENT_DEPTH, type C2paDetails, type CrJsonStore, type ReaderStore } from './c2pa-manifest.js';
+import { trustOf } from './c2pa-trust.js';
 
 /** One picture from the manifest's resource store, as stored (JPEG or PNG, usually). */
 export interface ManifestPicture {
@@ -35,17 +38,18 @@ type Manifest = NonNullable<ReaderStore['manifests']>[string] & Thumbed;
 type Ingredient = NonNullable<Manifest['ingredients']>[number] & Thumbed;
 
 /** The thumbnails and details of the manifest in `bytes`, or undefined when none can be read. */
-export async function readC2paResources(type: string, bytes: Uint8Array, trustAnchorsPem?: string): Promise<C2paResources | undefined> {
+export async function readC2paResources(type: string, bytes: Uint8Array, trust: TrustOptions = {}): Promise<C2paResources | undefined> {
   const wasm = await loadC2paWasm();
   let reader: Awaited<ReturnType<typeof wasm.WasmReader.fromBytes>> | undefined;
   try {
-    reader = await wasm.WasmReader.fromBytes(type, bytes, readerSettings(trustAnchorsPem));
+    reader = await wasm.WasmReader.fromBytes(type, bytes, readerSettings(trustAnchorText(trust)));
     const store = JSON.parse(reader.json()) as ReaderStore;
     const cr = JSON.parse(reader.crJson()) as CrJsonStore;
     const label = store.active_manifest;
     const manifest = label ? (store.manifests?.[label] as Manifest | undefined) : undefined;
     if (!label || !manifest) return undefined;
-    const outcome = foundOutcome(store, cr, { trustAnchors: Boolean(trustAnchorsPem) });
+    const placed = await trustOf(trust, store.validation_state === 'Trusted', { type, bytes });
+    const outcome = foundOutcome(store, cr, { trust: placed });
     const r = reader;
     const picture = (thumb: Thumbed['thumbnail']): ManifestPicture | undefined => {
       if (!thumb?.identifier) return undefined;

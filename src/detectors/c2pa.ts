@@ -1,9 +1,11 @@
 // c2pa: reads the embedded C2PA manifest with c2pa-rs (the official WebAssembly build).
 import { hasC2paMarker } from '../media/c2pa-markers.js';
 import { loadC2paWasm, readerSettings } from '../media/c2pa-wasm.js';
+import { trustAnchorText } from '../media/trust-anchor-text.js';
 import type { DetectContext, Detector, DetectorOutcome, Media } from '../types.js';
 import { foundOutcome, type CrJsonStore, type ReaderStore } from './c2pa-manifest.js';
 import { conformingProductOf } from './conforming-products.js';
+import { trustOf } from './c2pa-trust.js';
 
 const NOT_FOUND: DetectorOutcome = { result: 'not_found', confidence: 1 };
 
@@ -45,15 +47,19 @@ function plainError(message: string): string {
 /** The full c2pa-rs read, without the marker fast path. */
 export async function readManifest(media: Media, context: DetectContext = {}): Promise<DetectorOutcome> {
   const wasm = await loadC2paWasm();
+  // The lists are read here, once a marker says there is a manifest to check (never for a file
+  // without one); a list that cannot be read fails the check (runCheck says why), not the file.
+  const anchors = trustAnchorText(context);
   let reader: { json(): string; crJson(): string; free(): void } | undefined;
   try {
-    // With trust anchors c2pa-rs validates the signer's chain and reports `Trusted` where it
-    // ends at one of them; without, it reports `Valid` plus signingCredential.untrusted.
-    const anchors = context.trustAnchorsPem;
+    // With trust anchors c2pa-rs validates the signer's chain (and the time stamp's: the TSA list
+    // is among them) and reports `Trusted` where it ends at one of them; without, it reports
+    // `Valid` plus signingCredential.untrusted.
     reader = await wasm.WasmReader.fromBytes(media.type, media.bytes, readerSettings(anchors));
     const store = JSON.parse(reader.json()) as ReaderStore;
     const cr = JSON.parse(reader.crJson()) as CrJsonStore;
-    return foundOutcome(store, cr, { trustAnchors: Boolean(anchors), conformingProduct: (subject) => conformingProductOf(subject) }) ?? NOT_FOUND;
+    const trust = await trustOf(context, store.validation_state === 'Trusted', media);
+    return foundOutcome(store, cr, { trust, conformingProduct: (subject) => conformingProductOf(subject) }) ?? NOT_FOUND;
   } catch (err) {
     return outcomeForError(err);
   } finally {

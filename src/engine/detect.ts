@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { isMainThread } from 'node:worker_threads';
 import { detectorById } from '../detectors/catalogue.js';
-import type { CatalogueName, DetectContext, DetectionResult, Detector, DetectorId, Match, Media } from '../types.js';
+import type { CatalogueName, DetectContext, DetectionResult, Detector, DetectorId, Match, Media, TrustOptions } from '../types.js';
 import { resolveChecks } from './checks.js';
 import { newCheckId } from './ids.js';
 import { sniffMediaType } from '../media/sniff.js';
@@ -15,11 +15,9 @@ import { collectNow } from './idle-collect.js';
  * 1,800 x 1,800 WebP): below this V8's own collections keep up. */
 const COLLECT_PIXELS_BYTES = 64 * 1024 * 1024;
 
-export interface DetectOptions {
+export interface DetectOptions extends TrustOptions {
   /** Detector ids; all of them when omitted. Unknown or repeated ids throw CheckSelectionError. */
   checks?: readonly string[];
-  /** PEM trust anchors for C2PA signer validation (see src/config/trust-store.ts). */
-  trustAnchorsPem?: string;
   /** `hosted`: only the hosted service's five detectors are known and run. Default `full`. */
   catalogue?: CatalogueName;
 }
@@ -33,7 +31,10 @@ export async function detect(bytes: Uint8Array, options: DetectOptions = {}): Pr
   const started = performance.now();
   const checks = resolveChecks(options.checks, options.catalogue);
   const media = await describeMedia(bytes);
-  const context: DetectContext = options.trustAnchorsPem ? { trustAnchorsPem: options.trustAnchorsPem } : {};
+  const context: DetectContext = {
+    ...(options.trustLists?.length ? { trustLists: options.trustLists } : {}),
+    ...(options.trustAnchorsPem ? { trustAnchorsPem: options.trustAnchorsPem } : {}),
+  };
   const matches: Match[] = [];
   trackPixels(bytes);
   try {

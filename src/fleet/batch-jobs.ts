@@ -14,6 +14,8 @@ export interface ScanCheckOptions extends DetectOptions {
   checks: string[];
   catalogue: CatalogueName;
   trustAnchorsPem?: string;
+  /** false: the anchors replace the C2PA lists; otherwise each worker adds its own copy of them. */
+  c2paLists?: false;
 }
 
 /** A job's data: the scan, and the numbers (source order) of the inputs of its batch. */

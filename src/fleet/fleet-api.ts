@@ -59,7 +59,12 @@ export async function startScan(options: StartScanOptions, listed: readonly FsPa
   const batchSize = checkBounded('the batch size', options.batchSize ?? DEFAULT_BATCH, BATCH_BOUNDS);
   const leaseSeconds = checkBounded('the lease', options.leaseSeconds ?? DEFAULT_LEASE_SECONDS, LEASE_BOUNDS);
   const filter = makePathFilter(options.include, options.exclude, { caseSensitive: options.caseSensitive });
-  const scanOptions = { checks, catalogue, ...(options.trustAnchorsPem ? { trustAnchorsPem: options.trustAnchorsPem } : {}) };
+  const scanOptions = {
+    checks,
+    catalogue,
+    ...(options.trustAnchorsPem ? { trustAnchorsPem: options.trustAnchorsPem } : {}),
+    ...((options.c2paLists ?? !options.trustAnchorsPem) ? {} : { c2paLists: false }),
+  };
   const engine = engineVersion();
   return withFleet(options, async (fleet) => {
     const basedOn = options.incremental !== undefined ? await checkBasedOn(fleet, name, options.incremental, { options: scanOptions, engine }) : undefined;

@@ -20,6 +20,12 @@ export interface StartScanOptions extends QueueOptions {
   catalogue?: CatalogueName | string;
   /** PEM text of C2PA trust anchors, as `check --trust-anchors` reads from a file. */
   trustAnchorsPem?: string;
+  /**
+   * Also check signers against the C2PA Trust List and TSA Trust List, each worker's own copy
+   * (updated, else bundled). Default: only when `trustAnchorsPem` is not given (it replaces
+   * them, as `--trust-anchors` does); `scan start` passes true with the anchors added by hand.
+   */
+  c2paLists?: boolean;
   include?: readonly string[];
   exclude?: readonly string[];
   caseSensitive?: boolean;

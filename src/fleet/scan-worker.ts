@@ -14,14 +14,17 @@
 //   first; an input begun MAX_INPUT_STARTS times without a result is written off as failed with
 //   that reason, and the batch goes on.
 import { hostname } from 'node:os';
+import { trustListFiles } from '../config/trust-lists.js';
 import type { DetectOptions } from '../engine/detect.js';
 import { openHttps, type HttpsConnection } from '../engine/https-source.js';
 import { openS3, type S3Connection } from '../engine/s3-source.js';
 import type { Outcome, PoolRunner } from '../library/checker.js';
 import { scanWindow } from '../library/scan-pool.js';
+import { packageDataFile } from '../media/package-data.js';
 import type { ErrorInfo } from '../types.js';
 import type { FleetConnection } from './fleet-connection.js';
 import { batchesLeft, claim, holdLease, type ClaimedBatch } from './batch-claims.js';
+import type { ScanCheckOptions } from './batch-jobs.js';
 import { BATCH_QUEUE, DEAD_QUEUE, DEFAULT_LEASE_SECONDS, MAX_INPUT_STARTS, SCAN_SCHEMA } from './fleet-settings.js';
 import { identityOf } from './input-identity.js';
 import { itemOf, type InputLocation, type SourceConnections } from './input-location.js';
@@ -246,7 +249,9 @@ async function runBatch(
 
 async function writeBatch(plan: WorkerPlan, scan: ScanRow, job: ClaimedBatch, connections: SourceConnections, onDispatched: () => void, writer: ResultWriter): Promise<void> {
   const { fleet } = plan;
-  const options: DetectOptions = scan.options;
+  // The C2PA lists are this machine's (paths differ between machines; updated lists too).
+  const { c2paLists, ...stored }: ScanCheckOptions = scan.options;
+  const options: DetectOptions = c2paLists === false ? stored : { ...stored, trustLists: trustListFiles(packageDataFile('c2pa')) };
   const { rows } = await fleet.pool.query<InputRow>(
     `SELECT seq, source, location, starts FROM ${SCAN_SCHEMA}.inputs WHERE scan = $1 AND seq = ANY($2::int[]) AND state = 'queued' ORDER BY seq`,
     [scan.name, job.data.seqs],

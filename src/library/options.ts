@@ -2,6 +2,8 @@
 // before any file is read.
 import type { DetectOptions } from '../engine/detect.js';
 import type { CatalogueName, DetectorId } from '../types.js';
+import { trustListFiles } from '../config/trust-lists.js';
+import { packageDataFile } from '../media/package-data.js';
 import { trustAnchorsPem } from './trust-anchors.js';
 import { validateChecks } from './validate.js';
 
@@ -9,9 +11,11 @@ export interface CommonOptions {
   /** Detector ids to run (see detectors()); all of them when omitted. An unknown or repeated id throws CheckSelectionError. */
   checks?: readonly DetectorId[];
   /**
-   * C2PA trust anchors: PEM text, or the path of a PEM file. With them, a manifest whose signer
-   * chains to one is `trusted` and its `signature_verified` is true. The CLI's stored anchors
-   * (`provenance trust add`) are not read: a library call uses only what it is given.
+   * C2PA trust anchors: PEM text, or the path of a PEM file, used instead of the C2PA Trust List
+   * and TSA Trust List. Without it the lists are used: those `provenance trust update` put in the
+   * config folder, else those shipped in the package. A manifest whose signer chains to an anchor
+   * is `trusted` and its `signature_verified` is true. Anchors added with `provenance trust add`
+   * are not read: pass them here.
    */
   trustAnchors?: string;
   /** Aborts the call: it rejects (or the scan's loop throws) with the signal's reason. */
@@ -28,6 +32,7 @@ export function detectOptions(options: CommonOptions): DetectOptions {
   return {
     ...(options.checks ? { checks: [...options.checks] } : {}),
     ...(options.catalogue === 'hosted' ? { catalogue: 'hosted' as const } : {}),
-    ...(pem ? { trustAnchorsPem: pem } : {}),
+    // Paths only: the c2pa check reads the lists where it finds a manifest.
+    ...(pem ? { trustAnchorsPem: pem } : { trustLists: trustListFiles(packageDataFile('c2pa')) }),
   };
 }

@@ -3,11 +3,12 @@
 // by whoever holds them (the CLI from the local file, the daemon from the request).
 import { readC2paResources } from '../detectors/c2pa-resources.js';
 import { thumbnailOrNone } from '../media/thumbnail.js';
-import type { DetectionResult } from '../types.js';
+import type { DetectionResult, TrustOptions } from '../types.js';
 import type { CardExtras } from './card.js';
 
 export interface ExtrasOptions {
-  trustAnchorsPem?: string;
+  /** The anchors the check used (the pictures' read says the same of the signer). */
+  trust?: TrustOptions;
   /** Thumbnails made or being made, by SHA-256 (a folder with copies makes each picture once). */
   cache?: Map<string, Promise<string | undefined>>;
 }
@@ -40,7 +41,7 @@ export async function cardExtras(bytes: Uint8Array, result: DetectionResult, opt
   if (thumbnail) extras.thumbnail = thumbnail;
   const c2pa = result.matches.find((m) => m.check === 'c2pa');
   if (c2pa?.result === 'found') {
-    const resources = await readC2paResources(result.media.type, bytes, options.trustAnchorsPem);
+    const resources = await readC2paResources(result.media.type, bytes, options.trust);
     if (resources) {
       if (resources.details) extras.details = resources.details;
       if (resources.claim) extras.claimThumbnail = await thumbnailOrNone(resources.claim.bytes);

@@ -42,7 +42,7 @@ import { scrubLine, serializeError } from './log-scrub.js';
 import type { LogLevel } from './log-levels.js';
 import { fastifyTrustProxy, type TrustProxy } from './trust-proxy.js';
 import './context.js';
-import type { CatalogueName } from '../../types.js';
+import type { CatalogueName, TrustOptions } from '../../types.js';
 
 /** Idle buffers kept per pool: as many as the bench's 16 connections keep in flight. */
 const KEEP_BUFFERS = 16;
@@ -63,8 +63,12 @@ export interface AppOptions {
   workers?: PoolOptions['size'];
   /** The detection workers' script (tests only: one that cannot start, for /readyz). */
   workerUrl?: PoolOptions['workerUrl'];
-  /** PEM trust anchors for C2PA signer validation (the operator's, as `provenance check` uses). */
-  trustAnchorsPem?: string;
+  /**
+   * C2PA trust anchors (the C2PA lists and the operator's, as `provenance check` uses them). Not
+   * used in test mode or with the hosted catalogue, where signature_verified is always false, as
+   * the hosted service answers (CONTRACT "Detection result").
+   */
+  trust?: TrustOptions;
   /** fastify/pino logger options, or false (default) for none. */
   logger?: FastifyServerOptions['logger'];
   /** SHA-256 of the admin token; without it the admin endpoint is not mounted. */
@@ -226,13 +230,14 @@ async function assemble(
   const deadMedia = new IdleCollector();
   // Inline requests reuse buffers while they keep coming; 30 s without one gives them back.
   const dropWhenQuiet = { afterMs: 30_000, onDrop: (bytes: number) => deadMedia.note(bytes) };
+  const trust: TrustOptions = options.testMode || options.catalogue === 'hosted' ? {} : (options.trust ?? {});
   const services: Services = {
     store,
     accounts: new Accounts(store, now),
     quota: new Quota(store, now),
     burst: new Burst(store, now),
     uploads: new Uploads(options.dataDir, store, now, options.uploadTtlMs ?? UPLOAD_TTL_MS, options.uploadLimits, options.store?.faults),
-    pool: await createDetectRunner({ size: options.workers, trustAnchorsPem: options.trustAnchorsPem, workerUrl: options.workerUrl, timeoutMs: options.detectTimeoutMs, holdFor: (bytes) => testing.detectHold(bytes) }),
+    pool: await createDetectRunner({ size: options.workers, trust, workerUrl: options.workerUrl, timeoutMs: options.detectTimeoutMs, holdFor: (bytes) => testing.detectHold(bytes) }),
     // Up to 16 idle buffers each (about 150 MB if 16 inline requests ever ran at once; pages
     // never written stay unmapped), over shared memory: the workers decode the one into the other.
     buffers: {
@@ -249,6 +254,7 @@ async function assemble(
     downloadTimeoutMs: options.downloadTimeoutMs,
     testing,
     catalogue: options.catalogue ?? 'full',
+    trust,
     drain: new Drain(),
   };
   app.decorate('services', services);

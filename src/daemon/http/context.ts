@@ -1,7 +1,7 @@
 // What the route plugins share: the app's services and the per-request state the hooks set.
 // Declared once here so every route and hook agrees on names and types.
 import type { AccountRecord } from '../contract/api-types.js';
-import type { CatalogueName } from '../../types.js';
+import type { CatalogueName, TrustOptions } from '../../types.js';
 import type { Accounts } from '../accounts/accounts.js';
 import type { BufferPool, Lease } from '../media/buffer-pool.js';
 import type { MediaBudget, MediaHold } from '../media/media-budget.js';
@@ -37,6 +37,8 @@ export interface Services {
   testing: TestMode;
   /** `--catalogue`: every detector (`full`, the default) or exactly the hosted five. */
   catalogue: CatalogueName;
+  /** The C2PA trust anchors the checks use (none in test mode or with the hosted catalogue). */
+  trust: TrustOptions;
   /** Whether a stop has begun (/readyz 503, Connection: close); server.ts begins it. */
   drain: Drain;
 }

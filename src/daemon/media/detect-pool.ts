@@ -5,7 +5,7 @@ import { availableParallelism } from 'node:os';
 import { decodeBase64Into, type Base64Outcome } from '../../engine/base64-media.js';
 import { detect } from '../../engine/detect.js';
 import { DetectPool, findWorkerUrl, PoolTaskError } from '../../engine/pool.js';
-import type { DetectionResult, DetectorId } from '../../types.js';
+import type { DetectionResult, DetectorId, TrustOptions } from '../../types.js';
 import { BORROWED_TURN_MS, DetectTurns } from './detect-turns.js';
 import { ApiError } from '../contract/errors.js';
 import { DEFAULT_DETECT_TIMEOUT_MS } from './detect-timeout-flag.js';
@@ -63,8 +63,8 @@ export interface DetectRunner {
 export interface PoolOptions {
   /** Worker threads; default one per core, at most 4; 0 runs detection on the main thread. */
   size?: number;
-  /** PEM trust anchors for C2PA signer validation, as `provenance check` uses them. */
-  trustAnchorsPem?: string;
+  /** C2PA trust anchors, as `provenance check` uses them: the lists as paths, read where a manifest is found. */
+  trust?: TrustOptions;
   /** The worker script (tests only: one that cannot start); default the built detect-worker. */
   workerUrl?: URL;
   /** `--detect-timeout`: how long one file's checks may run on a worker (default 60 s). */
@@ -79,7 +79,7 @@ export interface PoolOptions {
 export async function createDetectRunner(options: PoolOptions = {}): Promise<DetectRunner> {
   // Without a build there is no worker to start (tests that run the TypeScript sources).
   const size = options.size ?? (findWorkerUrl() ? Math.min(4, availableParallelism()) : 0);
-  const detectOptions = (checks?: DetectorId[]) => ({ checks, ...(options.trustAnchorsPem ? { trustAnchorsPem: options.trustAnchorsPem } : {}) });
+  const detectOptions = (checks?: DetectorId[]) => ({ checks, ...options.trust });
   if (size === 0) {
     let closed = false;
     let running = 0;

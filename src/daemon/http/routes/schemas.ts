@@ -88,7 +88,7 @@ const claimsSchema = {
   properties: {
     claim_generator: { type: 'string', description: "The manifest's claim_generator (for claim v2, claim_generator_info's first name and version)." },
     assertions: { type: 'array', items: { type: 'string' }, description: 'Assertion labels of the active manifest.' },
-    signature_verified: { type: 'boolean', description: 'true only when the signer chains to a trust anchor the operator configured.' },
+    signature_verified: { type: 'boolean', description: 'true only when the state is trusted against the anchors in use (the C2PA Trust List and TSA Trust List by default, or the operator\'s --trust-anchors); always false with --catalogue hosted and in test mode.' },
     validation: {
       type: 'object',
       required: ['state', 'codes'],

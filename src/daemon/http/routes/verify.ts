@@ -162,7 +162,7 @@ export function verifyRoutes(app: FastifyInstance, web: Web): void {
         const name = fileName(request.headers['x-file-name']);
         // Without its pictures the card still tells the result (the call is counted): answer
         // it, and say in the log why they are missing.
-        const extras = await cardExtras(bytes, result).catch((err: unknown) => {
+        const extras = await cardExtras(bytes, result, { trust: services.trust }).catch((err: unknown) => {
           request.log.error({ err }, "verify: the card's pictures could not be made");
           return {};
         });

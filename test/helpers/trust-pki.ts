@@ -1,0 +1,114 @@
+// Test PKIs for the C2PA lists: a claim signer under one root and a time-stamping authority under
+// another, as the C2PA Trust List and TSA Trust List keep them apart, and a signer certificate
+// that expires seconds after it signs (`openssl ca -enddate` sets it to the second), so that a
+// check made after that reads a credential whose certificate has expired since it signed.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Pki } from '../fixtures/make.js';
+
+const OPENSSL = existsSync('/usr/bin/openssl') ? '/usr/bin/openssl' : 'openssl';
+
+const EXT = `
+[root]
+basicConstraints = critical, CA:TRUE
+keyUsage = critical, keyCertSign, cRLSign
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid:always
+
+[leaf]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature
+extendedKeyUsage = emailProtection, 1.3.6.1.5.5.7.3.36
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid:always
+
+[tsa]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature
+extendedKeyUsage = critical, timeStamping
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid:always
+
+[ca]
+default_ca = ca_default
+
+[ca_default]
+dir = .
+database = index.txt
+new_certs_dir = .
+serial = serial
+default_md = sha256
+policy = policy_any
+copy_extensions = none
+unique_subject = no
+
+[policy_any]
+countryName = optional
+organizationName = optional
+commonName = supplied
+`;
+
+export interface SplitPki {
+  /** Signs with the short-lived leaf (x5chain: the leaf alone); its time stamps come from the TSA. */
+  signer: Pki;
+  /** The claim signer's root: what a test's C2PA Trust List holds. */
+  signerRootPem: string;
+  /** The TSA's root: what a test's TSA Trust List holds. */
+  tsaRootPem: string;
+  /** When the signer's certificate stops being valid. */
+  leafNotAfter: Date;
+}
+
+function utcTime(d: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${p(d.getUTCFullYear() % 100)}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}Z`;
+}
+
+/**
+ * A signer root and a leaf valid from a minute ago until `leafSeconds` from now, and a TSA root
+ * with its TSA certificate, in `dir`. The Pki it gives signs with fixtures/make.ts (signC2pa with
+ * `signedAt`): makeTimeStamp reads tsa.pem, tsa.pk8 and intermediate.pem (here the TSA's root,
+ * carried in the token) from the same folder.
+ */
+export function makeSplitPki(dir: string, leafSeconds: number, names: { org?: string; cn?: string } = {}): SplitPki {
+  mkdirSync(dir, { recursive: true });
+  const run = (args: string[]) => execFileSync(OPENSSL, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  writeFileSync(join(dir, 'ext.cnf'), EXT);
+  writeFileSync(join(dir, 'index.txt'), '');
+  writeFileSync(join(dir, 'serial'), '4001\n');
+  for (const n of ['signer-root', 'leaf', 'tsa-root', 'tsa']) run(['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-out', `${n}.key`]);
+  for (const [n, subj] of [
+    ['signer-root', '/C=US/O=Provenance Split Test/CN=split signer root'],
+    ['tsa-root', '/C=US/O=Provenance Split Test/CN=split tsa root'],
+  ] as const) {
+    run(['req', '-new', '-x509', '-sha256', '-days', '30', '-key', `${n}.key`, '-out', `${n}.pem`, '-subj', subj, '-config', 'ext.cnf', '-extensions', 'root']);
+  }
+  const now = Date.now();
+  const leafNotAfter = new Date(now + leafSeconds * 1000);
+  run(['req', '-new', '-sha256', '-key', 'leaf.key', '-subj', `/C=US/O=${names.org ?? 'Provenance Split Signer'}/CN=${names.cn ?? 'split leaf'}`, '-out', 'leaf.csr']);
+  run([
+    'ca', '-batch', '-config', 'ext.cnf', '-extensions', 'leaf', '-cert', 'signer-root.pem', '-keyfile', 'signer-root.key',
+    '-startdate', utcTime(new Date(now - 60_000)), '-enddate', utcTime(leafNotAfter), '-in', 'leaf.csr', '-out', 'leaf.pem', '-notext',
+  ]);
+  run(['req', '-new', '-sha256', '-key', 'tsa.key', '-subj', '/C=US/O=Provenance Split Test/CN=split tsa', '-out', 'tsa.csr']);
+  run(['x509', '-req', '-sha256', '-days', '30', '-in', 'tsa.csr', '-CA', 'tsa-root.pem', '-CAkey', 'tsa-root.key', '-set_serial', '0x5001', '-extfile', 'ext.cnf', '-extensions', 'tsa', '-out', 'tsa.pem']);
+  run(['pkcs8', '-topk8', '-nocrypt', '-in', 'leaf.key', '-out', 'leaf.pk8']);
+  run(['pkcs8', '-topk8', '-nocrypt', '-in', 'tsa.key', '-out', 'tsa.pk8']);
+  const read = (f: string) => readFileSync(join(dir, f), 'utf8');
+  // makeTimeStamp puts intermediate.pem in the token as the TSA's chain.
+  writeFileSync(join(dir, 'intermediate.pem'), read('tsa-root.pem'));
+  const der = (pem: string) => new Uint8Array(Buffer.from(pem.replace(/-----(BEGIN|END) [^-]+-----/g, '').replace(/\s+/g, ''), 'base64'));
+  const leafPem = read('leaf.pem');
+  const signer: Pki = {
+    dir,
+    chainDer: [der(leafPem)],
+    chainPem: leafPem,
+    keyPem: read('leaf.pk8'),
+    rootPem: read('signer-root.pem'),
+    rootDer: der(read('signer-root.pem')),
+    tsaCertPem: read('tsa.pem'),
+    tsaKeyPem: read('tsa.pk8'),
+  };
+  return { signer, signerRootPem: read('signer-root.pem'), tsaRootPem: read('tsa-root.pem'), leafNotAfter };
+}

@@ -401,6 +401,57 @@ describe('FooocusPlus', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
+// Dynamic Prompts' template lines after the settings line
+
+describe('AUTOMATIC1111 with the Dynamic Prompts extension', () => {
+  // adieyal/sd-dynamic-prompts up to 2.16.2 (before 34ec7fd, December 2023): callbacks.py
+  // register_pnginfo_saver (at 2817d2e, lines 24-42) hands the saved `parameters` text to
+  // pnginfo_saver.py PngInfoSaver.update_pnginfo (lines 54-66), which appends
+  // `\nTemplate: {p.prompt}` when the template is not empty, then `\nNegative Template: {p.negative_prompt}`
+  // likewise: after A1111's settings line, each template as typed (wildcards, variants, newlines).
+  // A1111 writes the same text to a JPEG's UserComment (modules/images.py save_image_with_geninfo).
+  // Its own test builds the text so: tests/prompts/ui/test_pnginfo_saver.py build_parameters.
+  const settings: [string, string | number][] = [
+    ['Steps', 35], ['Sampler', 'Heun'], ['CFG scale', 9], ['Seed', 77777], ['Size', '640x640'], ['Model hash', 'd8691b4d16'], ['Model', 'dreamshaper_8'],
+  ];
+  const expanded = infotext('a red fox in the snow, golden hour', 'blurry, lowres', settings);
+  const record = {
+    tool: 'automatic1111',
+    app: 'AUTOMATIC1111',
+    where: 'png:tEXt:parameters',
+    model: 'dreamshaper_8',
+    seed: '77777',
+    prompt: 'a red fox in the snow, golden hour',
+  };
+
+  it('both templates after the settings line, each over several lines: the record, its seed and the prompt used', async () => {
+    const text = `${expanded}\nTemplate: a {red|grey} __animals/fox__ in the snow,\n{golden hour|dusk}\nNegative Template: blurry, lowres\n__negatives__`;
+    expect((await judge(pngWithText(tEXt('parameters', text)))).generator).toEqual(record);
+  });
+
+  it('the positive template alone, and the negative alone (an empty template is not written)', async () => {
+    expect((await judge(pngWithText(tEXt('parameters', `${expanded}\nTemplate: a {red|grey} fox, Steps: 1, Seed: 2, Size: 3`)))).generator).toEqual(record);
+    expect((await judge(pngWithText(tEXt('parameters', `${expanded}\nNegative Template: {blurry|noisy}, lowres`)))).generator).toEqual(record);
+  });
+
+  it('JPEG: the same text in the Exif UserComment', async () => {
+    const text = `${expanded}\nTemplate: a {red|grey} fox in the snow\nNegative Template: blurry`;
+    const tiff = tiffBlock({ ifd0: [], exif: [{ tag: USER_COMMENT, type: 7, value: userComment(text, 'utf16be') }] });
+    expect((await judge(jpegWith({ tiff }), 'jpeg')).generator).toEqual({ ...record, where: 'exif:UserComment' });
+  });
+
+  it('2.16.3 on: the templates are settings of the line (dynamic_prompting.py lines 519-524, quoted by A1111 when they hold a comma)', async () => {
+    const line = `${expanded}, Template: "a {red|grey} fox, in the snow", Negative Template: blurry`;
+    expect((await judge(pngWithText(tEXt('parameters', line)))).generator).toEqual(record);
+  });
+
+  it('a line that only looks like a template line, with no settings line before it, is no record', async () => {
+    expect((await judge(pngWithText(tEXt('parameters', 'a fox\nTemplate: a {red|grey} fox')))).result).toBe('not_found');
+    expect((await judge(pngWithText(tEXt('parameters', 'a fox\nSteps: 20, Seed: 5\nTemplate: x')))).result).toBe('not_found');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
 // InvokeAI 2.x and Midjourney
 
 describe('InvokeAI 2.x Dream and sd-metadata', () => {

@@ -138,7 +138,8 @@ describe('ComfyUI graphs beside an AUTOMATIC1111-style text', () => {
   it('a text without "Version: ComfyUI" loses to the graph too; what the graph lacks comes from the text', async () => {
     const plain = text.replace(', Version: ComfyUI', '');
     const graph = structuredClone(GRAPH) as Record<string, { class_type: string; inputs: Record<string, unknown> }>;
-    graph['4'] = { class_type: 'SomeCustomLoader', inputs: { model_path: '/models/x' } }; // a loader this reader does not know
+    // A loader that names no file this reader can tell (a hub repository and a setting).
+    graph['4'] = { class_type: 'SomeCustomLoader', inputs: { repo_id: 'someone/some-model', revision: 'main' } };
     const out = await judge(pngWithText(tEXt('parameters', plain), tEXt('prompt', JSON.stringify(graph))));
     expect(out.generator).toMatchObject({ tool: 'comfyui', where: 'png:tEXt:prompt', model: 'juggernautXL_v9', seed: '156680208700286' });
   });
@@ -330,6 +331,67 @@ describe('models and seeds beyond the basic nodes', () => {
       '5': { class_type: 'KSampler SDXL (Eff.)', inputs: { sdxl_tuple: ['4', 0], noise_seed: 42424242, steps: 25, cfg: 7, latent_image: ['4', 1] } },
     };
     expect((await judge(pngWithText(tEXt('prompt', JSON.stringify(eff))))).generator).toMatchObject({ model: 'sdxl_base_v10.safetensors', seed: '42424242' });
+  });
+
+  // Custom loaders at the end of the sampler's model chain (issue 40, item 21), each graph with
+  // the node's own input names. Before, none named a model, or named another loader's file.
+  it("kijai's WanVideoWrapper: WanVideoSampler's model from WanVideoModelLoader's `model`, a file name", async () => {
+    // ComfyUI-WanVideoWrapper nodes_model_loading.py WanVideoModelLoader INPUT_TYPES: "model"
+    // (diffusion_models list), "base_precision", "quantization", "load_device", optional "lora";
+    // nodes.py WanVideoSampler: "model" (WANVIDEOMODEL), "image_embeds", "steps", "cfg", "shift",
+    // "seed", "scheduler"; WanVideoVAELoader "model_name" (a VAE, not on the chain).
+    const wan = {
+      '11': { class_type: 'WanVideoModelLoader', inputs: { model: 'Wan2_1-T2V-14B_fp8_e4m3fn.safetensors', base_precision: 'bf16', quantization: 'fp8_e4m3fn', load_device: 'offload_device', lora: ['12', 0] } },
+      '12': { class_type: 'WanVideoLoraSelect', inputs: { lora: 'detailz-wan.safetensors', strength: 1 } },
+      '16': { class_type: 'WanVideoTextEncode', inputs: { positive_prompt: 'a cat surfing', negative_prompt: 'blurry', t5: ['22', 0] } },
+      '27': { class_type: 'WanVideoSampler', inputs: { model: ['11', 0], text_embeds: ['16', 0], image_embeds: ['37', 0], steps: 30, cfg: 6, shift: 5, seed: 1057359483639287, force_offload: true, scheduler: 'unipc' } },
+      '38': { class_type: 'WanVideoVAELoader', inputs: { model_name: 'Wan2_1_VAE_bf16.safetensors', precision: 'bf16' } },
+    };
+    expect((await judge(pngWithText(tEXt('prompt', JSON.stringify(wan))))).generator).toEqual({
+      tool: 'comfyui',
+      app: 'ComfyUI',
+      where: 'png:tEXt:prompt',
+      model: 'Wan2_1-T2V-14B_fp8_e4m3fn.safetensors',
+      seed: '1057359483639287',
+    });
+  });
+
+  it("nunchaku's NunchakuFluxDiTLoader `model_path` through its LoRA loader, not the graph's other checkpoint", async () => {
+    // nunchaku-tech/ComfyUI-nunchaku docs/source/nodes/models.rst (NunchakuFluxDiTLoader inputs:
+    // model_path, cache_threshold, attention, cpu_offload, device_id, data_type, i2f_mode) and
+    // NunchakuFluxLoraLoader (model, lora_name, lora_strength); the sampler as in ComfyUI's Flux
+    // graphs (SamplerCustomAdvanced, BasicGuider). A CheckpointLoaderSimple left in the graph,
+    // with a lower id, was taken for the model before.
+    const nunchaku = {
+      '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'sd_xl_base_1.0.safetensors' } },
+      '6': { class_type: 'CLIPTextEncode', inputs: { text: 'a lighthouse in fog', clip: ['44', 0] } },
+      '13': { class_type: 'SamplerCustomAdvanced', inputs: { noise: ['25', 0], guider: ['22', 0], sampler: ['16', 0], sigmas: ['17', 0], latent_image: ['27', 0] } },
+      '22': { class_type: 'BasicGuider', inputs: { model: ['46', 0], conditioning: ['6', 0] } },
+      '25': { class_type: 'RandomNoise', inputs: { noise_seed: 824113912 } },
+      '45': { class_type: 'NunchakuFluxDiTLoader', inputs: { model_path: 'svdq-int4-flux.1-dev', cache_threshold: 0, attention: 'nunchaku-fp16', cpu_offload: 'auto', device_id: 0, data_type: 'bfloat16', i2f_mode: 'enabled' } },
+      '46': { class_type: 'NunchakuFluxLoraLoader', inputs: { model: ['45', 0], lora_name: 'flux-turbo-alpha.safetensors', lora_strength: 1 } },
+    };
+    expect((await judge(pngWithText(tEXt('prompt', JSON.stringify(nunchaku))))).generator).toEqual({
+      tool: 'comfyui',
+      app: 'ComfyUI',
+      where: 'png:tEXt:prompt',
+      model: 'svdq-int4-flux.1-dev',
+      seed: '824113912',
+      prompt: 'a lighthouse in fog',
+    });
+  });
+
+  it('a loader whose input has a name of its own: the model file it holds (ComfyUI-Model-Visual-Loader)', async () => {
+    // a63976659/ComfyUI-Model-Visual-Loader nodes/visual_unet.py: class UNET加载器, inputs
+    // "UNET名称" (diffusion_models list) and "权重类型" (weight dtype), returning MODEL.
+    const visual = {
+      '3': { class_type: 'KSampler', inputs: { seed: 99, steps: 20, cfg: 1, model: ['30', 0], positive: ['6', 0] } },
+      '6': { class_type: 'CLIPTextEncode', inputs: { text: 'a paper boat' } },
+      '12': { class_type: 'UNET加载器', inputs: { 'UNET名称': 'flux1-dev-fp8.safetensors', '权重类型': 'fp8_e4m3fn' } },
+      '30': { class_type: 'ModelSamplingFlux', inputs: { max_shift: 1.15, base_shift: 0.5, width: 1024, height: 1024, model: ['12', 0] } },
+    };
+    // Not Latin-1: ComfyUI's SaveImage (PIL PngInfo.add_text) writes it as iTXt.
+    expect((await judge(pngWithText(iTXt('prompt', JSON.stringify(visual))))).generator).toMatchObject({ model: 'flux1-dev-fp8.safetensors', seed: '99', prompt: 'a paper boat' });
   });
 
   it("city96/ComfyUI-GGUF's UnetLoaderGGUF unet_name (nodes.py lines 140, 315) through a LoRA", async () => {

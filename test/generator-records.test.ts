@@ -602,6 +602,22 @@ describe("Midjourney's XMP job id without its Description", () => {
     expect((await judge(pngWithText(tEXt('parameters', a1111), iTXt('XML:com.adobe.xmp', packet(JOB, AI_TYPE))))).generator?.tool).toBe('automatic1111');
   });
 
+  it("Imagen on Vertex AI's XMP: DigitalSourceType beside photoshop:Credit \"AI-Generated with Google\" names Google AI (issue 40, item 20)", async () => {
+    // The packet as the held-out Vertex AI files carry it: the IPTC source type and the credit on
+    // one rdf:Description, no C2PA manifest; the composite type with the same credit likewise.
+    const ns = { Iptc4xmpExt: 'http://iptc.org/std/Iptc4xmpExt/2008-02-29/', photoshop: 'http://ns.adobe.com/photoshop/1.0/' };
+    for (const type of [AI_TYPE, AI_TYPE.replace('trained', 'compositeWithTrained')]) {
+      const xmp = xmpPacket(ns, `Iptc4xmpExt:DigitalSourceType="${type}" photoshop:Credit="AI-Generated with Google"`);
+      for (const [bytes, kind] of [[jpegWith({ xmp }), 'jpeg'], [pngWithText(iTXt('XML:com.adobe.xmp', xmp)), 'png']] as const) {
+        expect(await judge(bytes, kind), `${kind} ${type}`).toEqual({ result: 'found', confidence: 0.75, generator: { tool: 'google_ai', app: 'Google AI', where: 'xmp:photoshop:Credit' } });
+      }
+    }
+    // "AI generated with Google" spelled without the hyphen too; a credit that only mentions Google does not.
+    const credit = (c: string) => jpegWith({ xmp: xmpPacket(ns, `Iptc4xmpExt:DigitalSourceType="${AI_TYPE}" photoshop:Credit="${c}"`) });
+    expect((await judge(credit('AI generated with Google'), 'jpeg')).generator?.tool).toBe('google_ai');
+    expect((await judge(credit('Photo: Google Maps'), 'jpeg')).generator?.tool).toBe('unknown');
+  });
+
   it('without the AI source type, or with a GUID that is no job id, it names nobody (as before)', async () => {
     // IPTC Extension's "Digital Image GUID" is set by any creator or editor: alone it names no tool.
     const ns = { Iptc4xmpExt: 'http://iptc.org/std/Iptc4xmpExt/2008-02-29/' };

@@ -50,6 +50,7 @@ describe('a JPEG frame header', () => {
     expect(chromaSubsampled(jpegFrame([[1, 1], [1, 1], [1, 1]]), 'image/jpeg')).toBe(false);
     expect(chromaSubsampled(jpegFrame([[2, 2], [2, 2], [2, 2]]), 'image/jpeg')).toBe(false);
     expect(chromaSubsampled(jpegFrame([[1, 1], [1, 1], [1, 1], [2, 2]]), 'image/jpeg')).toBe(false);
+    expect(chromaSubsampled(jpegFrame([[2, 2], [2, 2], [2, 2], [1, 1]]), 'image/jpeg')).toBe(false);
   });
 
   it('undefined when it does not say: chroma sampled finer than the luma, fewer than 3 components, a cut or short header', () => {
@@ -144,6 +145,7 @@ describe('other types', () => {
     expect(chromaSubsampled(png, 'image/png')).toBeUndefined();
     expect(chromaSubsampled(jpegFrame([[2, 2], [1, 1], [1, 1]]), 'image/webp')).toBeUndefined();
     expect(chromaSubsampled(webp(['VP8 ', new Uint8Array(10)]), 'image/jpeg')).toBeUndefined();
+    expect(chromaSubsampled(webp(['VP8 ', new Uint8Array(10)]), 'image/png')).toBeUndefined();
   });
 });
 

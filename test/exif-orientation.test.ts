@@ -130,6 +130,14 @@ describe('a JPEG', () => {
   });
 });
 
+describe('what is not an Exif APP1 segment', () => {
+  it('an Exif header in another APPn segment (APP2 here) is not counted: the one APP1 answers', async () => {
+    const app2 = (payload: Uint8Array) => concat(new Uint8Array([0xff, 0xe2, (payload.length + 2) >> 8, (payload.length + 2) & 255]), payload);
+    const bytes = await jpeg(app2(concat(latin1('Exif\0\0'), tiff([orientation(3)]))), exif(tiff([orientation(6)])));
+    expect(exifOrientation(bytes, 'image/jpeg')).toBe(6);
+  });
+});
+
 describe('a PNG', () => {
   const IEND = pngChunk('IEND', new Uint8Array(0));
   let plain: Uint8Array | undefined;
@@ -163,8 +171,16 @@ describe('a PNG', () => {
     }
   });
 
+  it('a private chunk that holds the same words is no EXIF (only tEXt, zTXt and iTXt are read so)', async () => {
+    const hex = `\nexif\n${6 + exifBlock.length}\n${Buffer.from(concat(latin1('Exif\0\0'), exifBlock)).toString('hex')}\n`;
+    const privateChunk = pngChunk('prVt', concat(latin1('Raw profile type exif\0'), latin1(hex)));
+    expect(exifOrientation(await png([privateChunk]), 'image/png')).toBe(1);
+  });
+
   it('a PNG that ends before IEND is not vouched for', async () => {
     const bytes = await png();
+    // Cut in IEND's CRC: its type was read, which is all the walk needs.
+    expect(exifOrientation(bytes.subarray(0, bytes.length - 4), 'image/png')).toBe(1);
     expect(exifOrientation(bytes.subarray(0, bytes.length - 12), 'image/png')).toBeUndefined();
     expect(exifOrientation(bytes.subarray(0, bytes.length - 5), 'image/png')).toBeUndefined();
   });
@@ -176,5 +192,9 @@ describe('other types', () => {
     expect(exifOrientation(webp, 'image/webp')).toBeUndefined();
     expect(exifOrientation(await jpeg(), 'image/gif')).toBeUndefined();
     expect(exifOrientation(await jpeg(), 'image/png')).toBeUndefined();
+    // A PNG's bytes under another type are not walked as a PNG.
+    const png = new Uint8Array(await sharp({ create: { width: 16, height: 8, channels: 3, background: '#468' } }).png().toBuffer());
+    expect(exifOrientation(png, 'image/png')).toBe(1);
+    expect(exifOrientation(png, 'image/gif')).toBeUndefined();
   });
 });

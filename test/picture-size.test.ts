@@ -124,6 +124,8 @@ describe('pictureSize refuses what is not the plain form', () => {
       expect(pictureSize(riff('VP8 ', broken), 'image/webp'), `start code byte ${at}`).toBeUndefined();
     }
     expect(pictureSize(riff('ALPH', vp8), 'image/webp')).toBeUndefined();
+    // A VP8 chunk is read as VP8 even when its first byte is VP8L's signature (0x2f).
+    expect(pictureSize(riff('VP8 ', [0x2f, ...vp8.slice(1)]), 'image/webp')).toEqual({ width: 300, height: 200 });
   });
 
   it('each form is read only under its own type', async () => {
@@ -133,6 +135,7 @@ describe('pictureSize refuses what is not the plain form', () => {
     expect(pictureSize(bytes, 'image/avif')).toBeUndefined();
     const webp = new Uint8Array(await sharp({ create: { width: 40, height: 30, channels: 3, background: '#123' } }).webp().toBuffer());
     expect(pictureSize(webp, 'image/png')).toBeUndefined();
+    expect(pictureSize(webp, 'image/gif')).toBeUndefined();
     expect(pictureSize(webp, 'image/webp')).toEqual({ width: 40, height: 30 });
   });
 });

@@ -148,7 +148,7 @@ describe('what an A1111 text is, and the record it gives', () => {
     expect(a1111Candidate('just a caption', 'exif:UserComment')).toBeUndefined();
   });
 
-  // sd-dynamic-prompts up to 2.16.2 appended `Template: ` and `Negative Template: ` lines after the
+  // sd-dynamic-prompts up to 2.17.0 (until 34ec7fd) appended `Template: ` and `Negative Template: ` lines after the
   // settings line (pnginfo_saver.py update_pnginfo; the whole files: generator-records.test.ts).
   it("Dynamic Prompts' template lines: the settings are the line before the first of them", () => {
     const text = `a cat\nNegative prompt: blurry\n${settings}\nTemplate: a {cat|dog}\nSteps: 1, Seed: 2, Size: 3\nNegative Template: __bad__`;

@@ -466,7 +466,7 @@ describe('FooocusPlus', () => {
 // Dynamic Prompts' template lines after the settings line
 
 describe('AUTOMATIC1111 with the Dynamic Prompts extension', () => {
-  // adieyal/sd-dynamic-prompts up to 2.16.2 (before 34ec7fd, December 2023): callbacks.py
+  // adieyal/sd-dynamic-prompts in every release up to 2.17.0 (the last tag; on main until 34ec7fd, December 2023): callbacks.py
   // register_pnginfo_saver (at 2817d2e, lines 24-42) hands the saved `parameters` text to
   // pnginfo_saver.py PngInfoSaver.update_pnginfo (lines 54-66), which appends
   // `\nTemplate: {p.prompt}` when the template is not empty, then `\nNegative Template: {p.negative_prompt}`
@@ -502,7 +502,7 @@ describe('AUTOMATIC1111 with the Dynamic Prompts extension', () => {
     expect((await judge(jpegWith({ tiff }), 'jpeg')).generator).toEqual({ ...record, where: 'exif:UserComment' });
   });
 
-  it('2.16.3 on: the templates are settings of the line (dynamic_prompting.py lines 519-524, quoted by A1111 when they hold a comma)', async () => {
+  it('main from 34ec7fd: the templates are settings of the line (dynamic_prompting.py lines 519-524, quoted by A1111 when they hold a comma)', async () => {
     const line = `${expanded}, Template: "a {red|grey} fox, in the snow", Negative Template: blurry`;
     expect((await judge(pngWithText(tEXt('parameters', line)))).generator).toEqual(record);
   });

@@ -92,9 +92,10 @@ function isSettings(settings: Map<string, string>): boolean {
 
 /**
  * A line the Dynamic Prompts extension (adieyal/sd-dynamic-prompts) appended after the settings
- * line: up to 2.16.2, pnginfo_saver.py PngInfoSaver.update_pnginfo (at 2817d2e, lines 54-66)
+ * line: every release up to 2.17.0 (the last tag; until 34ec7fd on main, December 2023),
+ * pnginfo_saver.py PngInfoSaver.update_pnginfo (at 2817d2e, lines 54-66)
  * added `\nTemplate: <prompt template>` and `\nNegative Template: <negative template>` to the
- * saved text, each template as typed, newlines and all. Later versions write them into the
+ * saved text, each template as typed, newlines and all. Its main branch since writes them into the
  * settings line as other keys (dynamic_prompting.py lines 519-524), which needs nothing here.
  */
 const TEMPLATE_LINE = /^(?:Negative )?Template: /;

@@ -1,6 +1,6 @@
 // @ts-check
 // `npm run mutation`: StrykerJS over the modules of scripts/mutation-targets.mjs (issue 18).
-// Not part of CI: all 42 modules take over an hour and a half on two cores (docs/TESTING.md). One or a few:
+// Not part of CI: all 46 modules take over an hour and a half on two cores (docs/TESTING.md). One or a few:
 //   MUTATE=key-format,url-guard npm run mutation -- --concurrency 1
 // Figures and the survivors that change nothing are in docs/TESTING.md.
 import { selectedTargets } from './scripts/mutation-targets.mjs';

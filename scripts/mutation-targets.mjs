@@ -129,6 +129,24 @@ export const TARGETS = {
     source: 'src/fleet/result-writer.ts',
     tests: ['test/postgres/fleet-result-writer.test.ts'],
   },
+  // Held-out mutation testing (issue 40, item 23): what the invisible_watermark check reads from a
+  // header before decoding, and the verdict a user reads first.
+  'picture-size': {
+    source: 'src/media/picture-size.ts',
+    tests: ['test/picture-size.test.ts'],
+  },
+  'exif-orientation': {
+    source: 'src/media/exif-orientation.ts',
+    tests: ['test/exif-orientation.test.ts'],
+  },
+  'chroma-sampling': {
+    source: 'src/media/chroma-sampling.ts',
+    tests: ['test/chroma-sampling.test.ts'],
+  },
+  verdict: {
+    source: 'src/verdict/verdict.ts',
+    tests: ['test/verdict.test.ts'],
+  },
   // The generator-record readers (issue 34): each with its own unit tests and the two suites that
   // judge whole files (generator-records: the formats beyond the basic ones; generator-metadata).
   ...generatorTargets({

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APPLE_MAKER_NOTE, exifApp1, tinyJpeg, tinyPng } from './fixtures/make.js';
-import { jpegWith, pngWithText, tEXt, tiffBlock, userComment } from './helpers/generator-fixtures.js';
+import { jpegWith, pngWithText, tEXt, tiffBlock, userComment, xmpPacket } from './helpers/generator-fixtures.js';
 import { parseLines, runBin, runCli } from './helpers/run-cli.js';
 
 // An AUTOMATIC1111 `parameters` record, as its own processing.py writes it (see generator-metadata.test.ts).
@@ -118,5 +118,44 @@ describe('--fail-on verdict=...', () => {
     const run = await runCli(['check', '--fail-on', value, folder]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
+  });
+});
+
+// Issue 40, item 20: Imagen on Vertex AI's XMP (IPTC source type and credit, no manifest).
+describe('an XMP that states AI origin, without a manifest', () => {
+  const ns = { Iptc4xmpExt: 'http://iptc.org/std/Iptc4xmpExt/2008-02-29/', photoshop: 'http://ns.adobe.com/photoshop/1.0/' };
+  const file = (name: string, term: string) => {
+    const xmp = xmpPacket(ns, `Iptc4xmpExt:DigitalSourceType="http://cv.iptc.org/newscodes/digitalsourcetype/${term}" photoshop:Credit="AI-Generated with Google"`);
+    const path = join(dir, name);
+    writeFileSync(path, jpegWith({ xmp }));
+    return path;
+  };
+
+  it('every check: generated (or contains for the composite type) by Google AI, an unsigned record; the card says it first', async () => {
+    const generated = file('vertex.jpg', 'trainedAlgorithmicMedia');
+    const composite = file('vertex-composite.jpg', 'compositeWithTrainedAlgorithmicMedia');
+    const lines = parseLines((await runBin(['check', '--json', generated, composite])).stdout);
+    expect(lines.map((l) => l.verdict)).toEqual([
+      { ai: 'generated', maker: 'Google AI', evidence: [{ kind: 'unsigned_record', check: 'generator_metadata', says: 'generated', maker: 'Google AI', detail: 'unsigned record in the file' }] },
+      {
+        ai: 'contains',
+        maker: 'Google AI',
+        evidence: [{ kind: 'unsigned_record', check: 'generator_metadata', says: 'contains', maker: 'Google AI', content: 'composite with AI-generated parts', detail: 'unsigned record in the file' }],
+      },
+    ]);
+    const card = await runBin(['check', generated]);
+    expect(card.stdout.split('\n')[1]).toBe('  AI-generated: Google AI (unsigned record in the file)');
+    expect((await runBin(['check', '--fail-on', 'verdict=contains', composite])).code).toBe(4);
+  });
+
+  it('--catalogue hosted (no generator_metadata): the XMP hint makes the verdict, no longer "No AI marker found"', async () => {
+    const generated = file('vertex-hosted.jpg', 'trainedAlgorithmicMedia');
+    const [line] = parseLines((await runBin(['check', '--json', '--catalogue', 'hosted', generated])).stdout);
+    expect(line.checks_run).not.toContain('generator_metadata');
+    expect(line.verdict).toEqual({ ai: 'generated', evidence: [{ kind: 'unsigned_record', check: 'generator_metadata', says: 'generated', detail: 'unsigned IPTC source type in the XMP' }] });
+    const card = await runBin(['check', '--catalogue', 'hosted', generated]);
+    expect(card.stdout.split('\n')[1]).toBe('  AI-generated (unsigned IPTC source type in the XMP)');
+    const summary = await runBin(['check', '--catalogue', 'hosted', '--fail-on', 'verdict=generated', generated]);
+    expect(summary.code).toBe(4);
   });
 });

@@ -147,6 +147,28 @@ describe('what an A1111 text is, and the record it gives', () => {
     });
     expect(a1111Candidate('just a caption', 'exif:UserComment')).toBeUndefined();
   });
+
+  // sd-dynamic-prompts up to 2.17.0 (until 34ec7fd) appended `Template: ` and `Negative Template: ` lines after the
+  // settings line (pnginfo_saver.py update_pnginfo; the whole files: generator-records.test.ts).
+  it("Dynamic Prompts' template lines: the settings are the line before the first of them", () => {
+    const text = `a cat\nNegative prompt: blurry\n${settings}\nTemplate: a {cat|dog}\nSteps: 1, Seed: 2, Size: 3\nNegative Template: __bad__`;
+    const parsed = parseA1111(text)!;
+    expect(parsed.prompt).toBe('a cat');
+    expect(parsed.settings.get('Seed')).toBe('1234');
+    expect(parseA1111(`a cat\n${settings}\nNegative Template: {blurry|noisy}`)?.settings.get('Seed')).toBe('1234');
+  });
+
+  it('a template line after something that is no settings line changes nothing: the last line is read', () => {
+    // As the first line (nothing before it), and after a prompt line.
+    expect(parseA1111(`Template: a {cat|dog}\n${settings}`)).toEqual({ prompt: 'Template: a {cat|dog}', settings: parseA1111(settings)!.settings });
+    expect(parseA1111(`a cat\nTemplate: x\n${settings}`)?.prompt).toBe('a cat\nTemplate: x');
+    expect(parseA1111(`a cat\nSteps: 20, Seed: 5\nTemplate: x`)).toBeUndefined();
+    // Only `Template: ` and `Negative Template: ` at the start of a line, as the extension writes them.
+    expect(parseA1111(`a cat\n${settings}\nMy Template: x`)).toBeUndefined();
+    expect(parseA1111(`a cat\n${settings}\nTemplate:x`)).toBeUndefined();
+    expect(parseA1111(`a cat\n${settings}\n Template: x`)).toBeUndefined();
+    expect(parseA1111(`a cat\n${settings}\nnegative Template: x`)).toBeUndefined();
+  });
 });
 
 // InvokeAI 2.x's Dream (ldm/invoke/args.py dream_prompt_str): the prompt, quoted before 2.2, then

@@ -127,6 +127,55 @@ describe('the API graph', () => {
     expect(read({ '3': { class_type: 'KSampler', inputs: { seed: 1 } } })).toStrictEqual({ ...base, seed: '1' });
   });
 
+  // Custom loaders (issue 40, item 21; the whole files with the loaders' own input names are in
+  // generator-records.test.ts): the node at the end of the chain names the model.
+  it('the node that takes no model in: model, model_path or gguf_name, else the first input holding a model file', () => {
+    const g = (loader: Record<string, unknown>): Graph => ({
+      '1': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'decoy.safetensors' } },
+      '3': { class_type: 'KSampler', inputs: { seed: 1, model: ['5', 0] } },
+      '5': { class_type: 'LoraLoaderModelOnly', inputs: { lora_name: 'style.safetensors', model: ['9', 0] } },
+      '9': { class_type: 'CustomLoader', inputs: loader },
+    });
+    expect(read(g({ model: 'm', model_path: 'p', gguf_name: 'g' }))?.model).toBe('m');
+    expect(read(g({ model_path: 'p', gguf_name: 'g' }))?.model).toBe('p');
+    expect(read(g({ gguf_name: 'g', other: 'x.safetensors' }))?.model).toBe('g');
+    // The known inputs of any loader come first, wherever they are in the node.
+    expect(read(g({ model: 'm', ckpt_name: 'c' }))?.model).toBe('c');
+    for (const ext of ['safetensors', 'SFT', 'ckpt', 'gguf', 'pt', 'pth', 'bin']) {
+      expect(read(g({ weight_dtype: 'fp8', precision: 3, file: `flux.${ext}` }))?.model, ext).toBe(`flux.${ext}`);
+    }
+    // A value that is no model file's name is not taken: the first loader in the graph is.
+    expect(read(g({ weight_dtype: 'fp8_e4m3fn', file: 'flux.safetensors.txt', other: 'safetensors' }))?.model).toBe('decoy.safetensors');
+  });
+
+  it('"None", the empty choice of a loader of several kinds, names nothing', () => {
+    const g = (loader: Record<string, unknown>): Graph => ({
+      '3': { class_type: 'KSampler', inputs: { seed: 1, model: ['9', 0] } },
+      '9': { class_type: 'Loader', inputs: loader },
+    });
+    expect(read(g({ ckpt_name: 'None', unet_name: 'flux1-dev.safetensors' }))?.model).toBe('flux1-dev.safetensors');
+    expect(read(g({ ckpt_name: 'None', unet_name: 'None', gguf_name: 'flux1-dev-Q8_0.gguf' }))?.model).toBe('flux1-dev-Q8_0.gguf');
+    expect(read(g({ ckpt_name: 'None', model: 'None', other: 'None' }))?.model).toBeUndefined();
+    // Nor as the first loader in the graph.
+    expect(read({ '1': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'None' } }, '3': { class_type: 'KSampler', inputs: { seed: 1 } } })?.model).toBeUndefined();
+  });
+
+  it('a model link that leads nowhere ends the walk without naming that node\'s own files', () => {
+    const g: Graph = {
+      '1': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'first.safetensors' } },
+      '3': { class_type: 'KSampler', inputs: { seed: 1, model: ['5', 0] } },
+      '5': { class_type: 'LoraLoaderModelOnly', inputs: { lora_name: 'style.safetensors', model: ['404', 0] } },
+    };
+    expect(read(g)?.model).toBe('first.safetensors');
+    // An AnimateDiff-style patch names a motion model but takes the model in: walked through.
+    const ad: Graph = {
+      '3': { class_type: 'KSampler', inputs: { seed: 1, model: ['5', 0] } },
+      '5': { class_type: 'ADE_AnimateDiffLoaderWithContext', inputs: { model_name: 'mm_sd_v15_v2.ckpt', model: ['9', 0] } },
+      '9': { class_type: 'Loader', inputs: { model_path: 'sd15' } },
+    };
+    expect(read(ad)?.model).toBe('sd15');
+  });
+
   it('the prompt: text or text_g, through conditioning, conditioning_1, positive or a linked text; the guider when there is no positive', () => {
     const g = (enc: Record<string, unknown>, sampler: Record<string, unknown> = { seed: 1, positive: ['6', 0] }): Graph => ({
       '3': { class_type: 'KSampler', inputs: sampler },

@@ -138,7 +138,8 @@ describe('ComfyUI graphs beside an AUTOMATIC1111-style text', () => {
   it('a text without "Version: ComfyUI" loses to the graph too; what the graph lacks comes from the text', async () => {
     const plain = text.replace(', Version: ComfyUI', '');
     const graph = structuredClone(GRAPH) as Record<string, { class_type: string; inputs: Record<string, unknown> }>;
-    graph['4'] = { class_type: 'SomeCustomLoader', inputs: { model_path: '/models/x' } }; // a loader this reader does not know
+    // A loader that names no file this reader can tell (a hub repository and a setting).
+    graph['4'] = { class_type: 'SomeCustomLoader', inputs: { repo_id: 'someone/some-model', revision: 'main' } };
     const out = await judge(pngWithText(tEXt('parameters', plain), tEXt('prompt', JSON.stringify(graph))));
     expect(out.generator).toMatchObject({ tool: 'comfyui', where: 'png:tEXt:prompt', model: 'juggernautXL_v9', seed: '156680208700286' });
   });
@@ -332,6 +333,67 @@ describe('models and seeds beyond the basic nodes', () => {
     expect((await judge(pngWithText(tEXt('prompt', JSON.stringify(eff))))).generator).toMatchObject({ model: 'sdxl_base_v10.safetensors', seed: '42424242' });
   });
 
+  // Custom loaders at the end of the sampler's model chain (issue 40, item 21), each graph with
+  // the node's own input names. Before, none named a model, or named another loader's file.
+  it("kijai's WanVideoWrapper: WanVideoSampler's model from WanVideoModelLoader's `model`, a file name", async () => {
+    // ComfyUI-WanVideoWrapper nodes_model_loading.py WanVideoModelLoader INPUT_TYPES: "model"
+    // (diffusion_models list), "base_precision", "quantization", "load_device", optional "lora";
+    // nodes.py WanVideoSampler: "model" (WANVIDEOMODEL), "image_embeds", "steps", "cfg", "shift",
+    // "seed", "scheduler"; WanVideoVAELoader "model_name" (a VAE, not on the chain).
+    const wan = {
+      '11': { class_type: 'WanVideoModelLoader', inputs: { model: 'Wan2_1-T2V-14B_fp8_e4m3fn.safetensors', base_precision: 'bf16', quantization: 'fp8_e4m3fn', load_device: 'offload_device', lora: ['12', 0] } },
+      '12': { class_type: 'WanVideoLoraSelect', inputs: { lora: 'detailz-wan.safetensors', strength: 1 } },
+      '16': { class_type: 'WanVideoTextEncode', inputs: { positive_prompt: 'a cat surfing', negative_prompt: 'blurry', t5: ['22', 0] } },
+      '27': { class_type: 'WanVideoSampler', inputs: { model: ['11', 0], text_embeds: ['16', 0], image_embeds: ['37', 0], steps: 30, cfg: 6, shift: 5, seed: 1057359483639287, force_offload: true, scheduler: 'unipc' } },
+      '38': { class_type: 'WanVideoVAELoader', inputs: { model_name: 'Wan2_1_VAE_bf16.safetensors', precision: 'bf16' } },
+    };
+    expect((await judge(pngWithText(tEXt('prompt', JSON.stringify(wan))))).generator).toEqual({
+      tool: 'comfyui',
+      app: 'ComfyUI',
+      where: 'png:tEXt:prompt',
+      model: 'Wan2_1-T2V-14B_fp8_e4m3fn.safetensors',
+      seed: '1057359483639287',
+    });
+  });
+
+  it("nunchaku's NunchakuFluxDiTLoader `model_path` through its LoRA loader, not the graph's other checkpoint", async () => {
+    // nunchaku-tech/ComfyUI-nunchaku docs/source/nodes/models.rst (NunchakuFluxDiTLoader inputs:
+    // model_path, cache_threshold, attention, cpu_offload, device_id, data_type, i2f_mode) and
+    // NunchakuFluxLoraLoader (model, lora_name, lora_strength); the sampler as in ComfyUI's Flux
+    // graphs (SamplerCustomAdvanced, BasicGuider). A CheckpointLoaderSimple left in the graph,
+    // with a lower id, was taken for the model before.
+    const nunchaku = {
+      '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'sd_xl_base_1.0.safetensors' } },
+      '6': { class_type: 'CLIPTextEncode', inputs: { text: 'a lighthouse in fog', clip: ['44', 0] } },
+      '13': { class_type: 'SamplerCustomAdvanced', inputs: { noise: ['25', 0], guider: ['22', 0], sampler: ['16', 0], sigmas: ['17', 0], latent_image: ['27', 0] } },
+      '22': { class_type: 'BasicGuider', inputs: { model: ['46', 0], conditioning: ['6', 0] } },
+      '25': { class_type: 'RandomNoise', inputs: { noise_seed: 824113912 } },
+      '45': { class_type: 'NunchakuFluxDiTLoader', inputs: { model_path: 'svdq-int4-flux.1-dev', cache_threshold: 0, attention: 'nunchaku-fp16', cpu_offload: 'auto', device_id: 0, data_type: 'bfloat16', i2f_mode: 'enabled' } },
+      '46': { class_type: 'NunchakuFluxLoraLoader', inputs: { model: ['45', 0], lora_name: 'flux-turbo-alpha.safetensors', lora_strength: 1 } },
+    };
+    expect((await judge(pngWithText(tEXt('prompt', JSON.stringify(nunchaku))))).generator).toEqual({
+      tool: 'comfyui',
+      app: 'ComfyUI',
+      where: 'png:tEXt:prompt',
+      model: 'svdq-int4-flux.1-dev',
+      seed: '824113912',
+      prompt: 'a lighthouse in fog',
+    });
+  });
+
+  it('a loader whose input has a name of its own: the model file it holds (ComfyUI-Model-Visual-Loader)', async () => {
+    // a63976659/ComfyUI-Model-Visual-Loader nodes/visual_unet.py: class UNET加载器, inputs
+    // "UNET名称" (diffusion_models list) and "权重类型" (weight dtype), returning MODEL.
+    const visual = {
+      '3': { class_type: 'KSampler', inputs: { seed: 99, steps: 20, cfg: 1, model: ['30', 0], positive: ['6', 0] } },
+      '6': { class_type: 'CLIPTextEncode', inputs: { text: 'a paper boat' } },
+      '12': { class_type: 'UNET加载器', inputs: { 'UNET名称': 'flux1-dev-fp8.safetensors', '权重类型': 'fp8_e4m3fn' } },
+      '30': { class_type: 'ModelSamplingFlux', inputs: { max_shift: 1.15, base_shift: 0.5, width: 1024, height: 1024, model: ['12', 0] } },
+    };
+    // Not Latin-1: ComfyUI's SaveImage (PIL PngInfo.add_text) writes it as iTXt.
+    expect((await judge(pngWithText(iTXt('prompt', JSON.stringify(visual))))).generator).toMatchObject({ model: 'flux1-dev-fp8.safetensors', seed: '99', prompt: 'a paper boat' });
+  });
+
   it("city96/ComfyUI-GGUF's UnetLoaderGGUF unet_name (nodes.py lines 140, 315) through a LoRA", async () => {
     const gguf = {
       '3': { class_type: 'KSampler', inputs: { seed: 7, model: ['11', 0], positive: ['6', 0] } },
@@ -397,6 +459,57 @@ describe('FooocusPlus', () => {
 
   it('a Comment JSON without Backend Engine is not FooocusPlus', async () => {
     expect((await judge(pngWithText(tEXt('Comment', pyJsonDumps({ Prompt: 'x', Seed: '1' }))))).result).toBe('not_found');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Dynamic Prompts' template lines after the settings line
+
+describe('AUTOMATIC1111 with the Dynamic Prompts extension', () => {
+  // adieyal/sd-dynamic-prompts in every release up to 2.17.0 (the last tag; on main until 34ec7fd, December 2023): callbacks.py
+  // register_pnginfo_saver (at 2817d2e, lines 24-42) hands the saved `parameters` text to
+  // pnginfo_saver.py PngInfoSaver.update_pnginfo (lines 54-66), which appends
+  // `\nTemplate: {p.prompt}` when the template is not empty, then `\nNegative Template: {p.negative_prompt}`
+  // likewise: after A1111's settings line, each template as typed (wildcards, variants, newlines).
+  // A1111 writes the same text to a JPEG's UserComment (modules/images.py save_image_with_geninfo).
+  // Its own test builds the text so: tests/prompts/ui/test_pnginfo_saver.py build_parameters.
+  const settings: [string, string | number][] = [
+    ['Steps', 35], ['Sampler', 'Heun'], ['CFG scale', 9], ['Seed', 77777], ['Size', '640x640'], ['Model hash', 'd8691b4d16'], ['Model', 'dreamshaper_8'],
+  ];
+  const expanded = infotext('a red fox in the snow, golden hour', 'blurry, lowres', settings);
+  const record = {
+    tool: 'automatic1111',
+    app: 'AUTOMATIC1111',
+    where: 'png:tEXt:parameters',
+    model: 'dreamshaper_8',
+    seed: '77777',
+    prompt: 'a red fox in the snow, golden hour',
+  };
+
+  it('both templates after the settings line, each over several lines: the record, its seed and the prompt used', async () => {
+    const text = `${expanded}\nTemplate: a {red|grey} __animals/fox__ in the snow,\n{golden hour|dusk}\nNegative Template: blurry, lowres\n__negatives__`;
+    expect((await judge(pngWithText(tEXt('parameters', text)))).generator).toEqual(record);
+  });
+
+  it('the positive template alone, and the negative alone (an empty template is not written)', async () => {
+    expect((await judge(pngWithText(tEXt('parameters', `${expanded}\nTemplate: a {red|grey} fox, Steps: 1, Seed: 2, Size: 3`)))).generator).toEqual(record);
+    expect((await judge(pngWithText(tEXt('parameters', `${expanded}\nNegative Template: {blurry|noisy}, lowres`)))).generator).toEqual(record);
+  });
+
+  it('JPEG: the same text in the Exif UserComment', async () => {
+    const text = `${expanded}\nTemplate: a {red|grey} fox in the snow\nNegative Template: blurry`;
+    const tiff = tiffBlock({ ifd0: [], exif: [{ tag: USER_COMMENT, type: 7, value: userComment(text, 'utf16be') }] });
+    expect((await judge(jpegWith({ tiff }), 'jpeg')).generator).toEqual({ ...record, where: 'exif:UserComment' });
+  });
+
+  it('main from 34ec7fd: the templates are settings of the line (dynamic_prompting.py lines 519-524, quoted by A1111 when they hold a comma)', async () => {
+    const line = `${expanded}, Template: "a {red|grey} fox, in the snow", Negative Template: blurry`;
+    expect((await judge(pngWithText(tEXt('parameters', line)))).generator).toEqual(record);
+  });
+
+  it('a line that only looks like a template line, with no settings line before it, is no record', async () => {
+    expect((await judge(pngWithText(tEXt('parameters', 'a fox\nTemplate: a {red|grey} fox')))).result).toBe('not_found');
+    expect((await judge(pngWithText(tEXt('parameters', 'a fox\nSteps: 20, Seed: 5\nTemplate: x')))).result).toBe('not_found');
   });
 });
 
@@ -487,6 +600,22 @@ describe("Midjourney's XMP job id without its Description", () => {
     expect((await judge(jpegWith({ xmp: credit }), 'jpeg')).generator).toEqual({ tool: 'google_ai', app: 'Google AI', where: 'xmp:photoshop:Credit' });
     const a1111 = infotext('a cat', '', [['Steps', 20], ['Seed', 1], ['Size', '512x512']]);
     expect((await judge(pngWithText(tEXt('parameters', a1111), iTXt('XML:com.adobe.xmp', packet(JOB, AI_TYPE))))).generator?.tool).toBe('automatic1111');
+  });
+
+  it("Imagen on Vertex AI's XMP: DigitalSourceType beside photoshop:Credit \"AI-Generated with Google\" names Google AI (issue 40, item 20)", async () => {
+    // The packet as the held-out Vertex AI files carry it: the IPTC source type and the credit on
+    // one rdf:Description, no C2PA manifest; the composite type with the same credit likewise.
+    const ns = { Iptc4xmpExt: 'http://iptc.org/std/Iptc4xmpExt/2008-02-29/', photoshop: 'http://ns.adobe.com/photoshop/1.0/' };
+    for (const type of [AI_TYPE, AI_TYPE.replace('trained', 'compositeWithTrained')]) {
+      const xmp = xmpPacket(ns, `Iptc4xmpExt:DigitalSourceType="${type}" photoshop:Credit="AI-Generated with Google"`);
+      for (const [bytes, kind] of [[jpegWith({ xmp }), 'jpeg'], [pngWithText(iTXt('XML:com.adobe.xmp', xmp)), 'png']] as const) {
+        expect(await judge(bytes, kind), `${kind} ${type}`).toEqual({ result: 'found', confidence: 0.75, generator: { tool: 'google_ai', app: 'Google AI', where: 'xmp:photoshop:Credit' } });
+      }
+    }
+    // "AI generated with Google" spelled without the hyphen too; a credit that only mentions Google does not.
+    const credit = (c: string) => jpegWith({ xmp: xmpPacket(ns, `Iptc4xmpExt:DigitalSourceType="${AI_TYPE}" photoshop:Credit="${c}"`) });
+    expect((await judge(credit('AI generated with Google'), 'jpeg')).generator?.tool).toBe('google_ai');
+    expect((await judge(credit('Photo: Google Maps'), 'jpeg')).generator?.tool).toBe('unknown');
   });
 
   it('without the AI source type, or with a GUID that is no job id, it names nobody (as before)', async () => {

@@ -269,3 +269,165 @@ describe('AI through a C2PA ingredient (real signed files)', () => {
     expect(verdictOf(remote).ai).toBe('none_found');
   });
 });
+
+// Issue 40, item 20: XMP that states AI origin without a C2PA manifest (Imagen on Vertex AI writes
+// Iptc4xmpExt:DigitalSourceType trainedAlgorithmicMedia with photoshop:Credit "AI-Generated with
+// Google") is an unsigned record: generated, or contains for the composite type, whether the
+// generator_metadata check read it or only the CLI's XMP hint did.
+describe('an XMP digital source type without a manifest', () => {
+  const xmpRecord = (tool: string, where: string, app?: string): Match => ({
+    check: 'generator_metadata',
+    result: 'found',
+    confidence: tool === 'unknown' ? 0.6 : 0.75,
+    generator: { tool, ...(app ? { app } : {}), where },
+  });
+  const hint = (term: string) => ({ iptc_digital_source_type: `${IPTC}${term}` });
+
+  it('read by generator_metadata with a credit naming Google: generated, maker Google AI', () => {
+    const v = verdictOf({ matches: [notFound('c2pa'), xmpRecord('google_ai', 'xmp:photoshop:Credit', 'Google AI')] }, undefined, hint('trainedAlgorithmicMedia'));
+    expect(v).toEqual({
+      ai: 'generated',
+      maker: 'Google AI',
+      evidence: [{ kind: 'unsigned_record', check: 'generator_metadata', says: 'generated', maker: 'Google AI', detail: 'unsigned record in the file' }],
+    });
+    expect(verdictLine(v)).toBe('AI-generated: Google AI (unsigned record in the file)');
+  });
+
+  it('the composite type: contains, from the credit or from the source type alone', () => {
+    const named = verdictOf({ matches: [xmpRecord('google_ai', 'xmp:photoshop:Credit', 'Google AI')] }, undefined, hint('compositeWithTrainedAlgorithmicMedia'));
+    expect(named).toEqual({
+      ai: 'contains',
+      maker: 'Google AI',
+      evidence: [{ kind: 'unsigned_record', check: 'generator_metadata', says: 'contains', maker: 'Google AI', content: 'composite with AI-generated parts', detail: 'unsigned record in the file' }],
+    });
+    expect(verdictLine(named)).toBe('Contains AI-generated content: Google AI composite with AI-generated parts (unsigned record in the file)');
+    const unnamed = verdictOf({ matches: [xmpRecord('unknown', 'xmp:Iptc4xmpExt:DigitalSourceType')] }, undefined, hint('compositeWithTrainedAlgorithmicMedia'));
+    expect(unnamed.ai).toBe('contains');
+    expect(verdictLine(unnamed)).toBe('Contains AI-generated content: composite with AI-generated parts (unsigned label in the file that names no generator)');
+  });
+
+  it("a record that is not the XMP's keeps its own word (a parameters text beside a composite XMP is generated)", () => {
+    const a1111: Match = { check: 'generator_metadata', result: 'found', confidence: 0.85, generator: { tool: 'automatic1111', where: 'png:tEXt:parameters' } };
+    expect(verdictOf({ matches: [a1111] }, undefined, hint('compositeWithTrainedAlgorithmicMedia')).ai).toBe('generated');
+    // Without the hint an XMP record says generated, as before.
+    expect(verdictOf({ matches: [xmpRecord('unknown', 'xmp:Iptc4xmpExt:DigitalSourceType')] }).ai).toBe('generated');
+  });
+
+  it('read only by the hint (generator_metadata not run: --catalogue hosted, a remote check): an unsigned record all the same', () => {
+    const hosted = [notFound('c2pa'), notFound('camera_reference')];
+    for (const [term, ai, content] of [
+      ['trainedAlgorithmicMedia', 'generated', undefined],
+      ['compositeWithTrainedAlgorithmicMedia', 'contains', 'composite with AI-generated parts'],
+    ] as const) {
+      const v = verdictOf({ matches: hosted }, undefined, hint(term));
+      expect(v).toEqual({
+        ai,
+        evidence: [{ kind: 'unsigned_record', check: 'generator_metadata', says: ai, ...(content ? { content } : {}), detail: 'unsigned IPTC source type in the XMP' }],
+      });
+    }
+    expect(verdictLine(verdictOf({ matches: hosted }, undefined, hint('trainedAlgorithmicMedia')))).toBe('AI-generated (unsigned IPTC source type in the XMP)');
+    // The bare term, as some writers put it, is read as the URI is.
+    expect(verdictOf({ matches: hosted }, undefined, { iptc_digital_source_type: 'trainedAlgorithmicMedia' }).ai).toBe('generated');
+  });
+
+  it('other source types, or none, add nothing; a check that read the XMP is not counted twice', () => {
+    for (const term of ['digitalCapture', 'algorithmicMedia', 'compositeSynthetic', 'trainedAlgorithmicMediaX']) {
+      expect(verdictOf({ matches: [notFound('c2pa')] }, undefined, hint(term)), term).toEqual({ ai: 'none_found', evidence: [] });
+    }
+    expect(verdictOf({ matches: [notFound('c2pa')] }, undefined, {})).toEqual({ ai: 'none_found', evidence: [] });
+    const once = verdictOf({ matches: [xmpRecord('unknown', 'xmp:Iptc4xmpExt:DigitalSourceType')] }, undefined, hint('trainedAlgorithmicMedia'));
+    expect(once.evidence).toHaveLength(1);
+    // Below a signed manifest, as every unsigned record is.
+    const signed = verdictOf({ matches: [c2pa({ digital_source_type: AI, ai_generated: true })] }, undefined, hint('compositeWithTrainedAlgorithmicMedia'));
+    expect(signed.ai).toBe('generated');
+    expect(signed.evidence.map((e) => [e.kind, e.says])).toEqual([
+      ['signed_manifest', 'generated'],
+      ['unsigned_record', 'contains'],
+    ]);
+  });
+
+  it('the terminal card says it on its first line', () => {
+    const result = { source: 'x.jpg', id: 'chk_x', media: { type: 'image/jpeg', bytes: 1, sha256: '0'.repeat(64) }, matches: [notFound('c2pa')], checks_run: ['c2pa'], duration_ms: 1 } as never;
+    const card = formatResult('x.jpg', result, makeStyle(false), { hints: hint('trainedAlgorithmicMedia') });
+    expect(card.split('\n')[1]).toBe('  AI-generated (unsigned IPTC source type in the XMP)');
+  });
+});
+
+// Issue 40, item 23: what the held-out mutation run left unpinned in verdict.ts, each a change a
+// user would read in the verdict.
+describe('the verdict rules the held-out mutation run found unpinned', () => {
+  const capture = (term: string) => c2pa({ digital_source_type: `${IPTC}${term}`, ai_generated: false });
+
+  it('every capture source type says not AI-made; edit and other types say nothing', () => {
+    for (const term of ['digitalCapture', 'computationalCapture', 'negativeFilm', 'positiveFilm', 'print', 'compositeCapture']) {
+      const v = verdictOf({ matches: [capture(term)] });
+      expect(v.evidence, term).toEqual([{ kind: 'signed_manifest', check: 'c2pa', says: 'not_ai', maker: 'Adobe Firefly', content: `a ${term}`, detail: 'signed C2PA manifest' }]);
+      expect(v.ai).toBe('none_found');
+      // With an AI mark beside it, the two disagree.
+      expect(verdictOf({ matches: [capture(term), sdxl] }).disagreement, term).toMatch(new RegExp(`c2pa \\(signed C2PA manifest: Adobe Firefly, a ${term}\\) says not AI-made`));
+    }
+    for (const term of ['minorHumanEdits', 'composite', 'algorithmicMedia', 'digitalArt', 'dataDrivenMedia']) {
+      expect(verdictOf({ matches: [capture(term)] }).evidence[0]!.says, term).toBe('not_stated');
+    }
+  });
+
+  it('the software agent named: the one on the action that names the source type, else the first that names any, else the claim generator', () => {
+    const details = (actions: { action: string; digitalSourceType?: string; softwareAgent?: string }[], sourceTypeAction?: string) => ({
+      signer: {},
+      softwareAgents: [],
+      actions,
+      ...(sourceTypeAction ? { sourceTypeAction } : {}),
+      ingredients: [],
+      explanations: {},
+      trustAnchors: false,
+    });
+    const found = [c2pa({ digital_source_type: AI, ai_generated: true, claim_generator: 'Claim Gen 1.0' })];
+    const acts = [
+      { action: 'c2pa.opened', softwareAgent: 'Opener 2' },
+      { action: 'c2pa.edited', softwareAgent: 'Editor 3' },
+      { action: 'c2pa.created', digitalSourceType: AI, softwareAgent: 'Generator 4' },
+    ];
+    expect(verdictOf({ matches: found }, details(acts, 'c2pa.created')).maker).toBe('Generator 4');
+    // The named action without an agent, or without the source type on it: the first agent.
+    expect(verdictOf({ matches: found }, details([acts[0]!, { action: 'c2pa.created', digitalSourceType: AI }], 'c2pa.created')).maker).toBe('Opener 2');
+    expect(verdictOf({ matches: found }, details([acts[0]!, { action: 'c2pa.created', softwareAgent: 'Generator 4' }], 'c2pa.created')).maker).toBe('Opener 2');
+    // A source type on another action than the one named: not that action's agent.
+    expect(verdictOf({ matches: found }, details([acts[1]!, { action: 'c2pa.placed', digitalSourceType: AI, softwareAgent: 'Placer 5' }], 'c2pa.created')).maker).toBe('Editor 3');
+    // No agent anywhere: the claim generator; an empty claim generator names nobody.
+    expect(verdictOf({ matches: found }, details([{ action: 'c2pa.created', digitalSourceType: AI }], 'c2pa.created')).maker).toBe('Claim Gen 1.0');
+    expect(verdictOf({ matches: [c2pa({ digital_source_type: AI, ai_generated: true, claim_generator: '' })] }, details([])).maker).toBeUndefined();
+  });
+
+  it('remote /v1 answers without their optional fields: no crash, the words a remote answer allows', () => {
+    // A found c2pa match with no claims, claims without validation, a generator match without
+    // its record, a watermark match without its mark (each optional in the /v1 shapes).
+    const bare: Match = { check: 'c2pa', result: 'found', confidence: 1 };
+    expect(verdictOf({ matches: [bare] })).toEqual({ ai: 'none_found', evidence: [{ kind: 'signed_manifest', check: 'c2pa', says: 'not_stated', detail: 'signed C2PA manifest' }] });
+    const noValidation: Match = { check: 'c2pa', result: 'found', confidence: 1, claims: { claim_generator: 'Gen', assertions: [], signature_verified: false, digital_source_type: AI, ai_generated: true } };
+    expect(verdictOf({ matches: [noValidation] })).toEqual({
+      ai: 'generated',
+      maker: 'Gen',
+      evidence: [{ kind: 'signed_manifest', check: 'c2pa', says: 'generated', maker: 'Gen', detail: 'signed C2PA manifest' }],
+    });
+    const record: Match = { check: 'generator_metadata', result: 'found', confidence: 0.6 };
+    expect(verdictOf({ matches: [record] })).toEqual({ ai: 'generated', evidence: [{ kind: 'unsigned_record', check: 'generator_metadata', says: 'generated', detail: 'unsigned label in the file that names no generator' }] });
+    const mark: Match = { check: 'invisible_watermark', result: 'found', confidence: 0.9 };
+    const v = verdictOf({ matches: [mark] });
+    expect(v).toEqual({ ai: 'generated', evidence: [{ kind: 'pixel_mark', check: 'invisible_watermark', says: 'generated', detail: 'invisible watermark' }] });
+    expect(verdictLine(v)).toBe('AI mark: invisible watermark');
+  });
+
+  it('an invalid credential with an AI source type: generated, as an unsigned record', () => {
+    const v = verdictOf({ matches: [c2pa({ digital_source_type: AI, ai_generated: true, validation: { state: 'invalid', codes: ['assertion.dataHash.mismatch'] } })] });
+    expect(v.evidence).toEqual([{ kind: 'unsigned_record', check: 'c2pa', says: 'generated', maker: 'Adobe Firefly', detail: 'C2PA manifest whose credential is INVALID' }]);
+  });
+
+  it('a disagreement names each side, in the singular or the plural', () => {
+    const two = verdictOf({ matches: [capture('digitalCapture'), camera, sdxl, comfy] });
+    expect(two.disagreement).toBe(
+      'c2pa (signed C2PA manifest: Adobe Firefly, a digitalCapture) and camera_reference (camera EXIF: Apple iPhone/iPad camera, a camera capture) say not AI-made, but invisible_watermark (SDXL invisible watermark (48/48 bits): SDXL) and generator_metadata (unsigned record in the file: ComfyUI) say AI-made',
+    );
+    expect(disagreementLine(two)).toBe(`Checks disagree: ${two.disagreement}`);
+    expect(disagreementLine(verdictOf({ matches: [comfy] }))).toBeUndefined();
+  });
+});

@@ -385,7 +385,7 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
       const { result, hints } = outcome;
       // One verdict per file (src/verdict): on the JSON line after the result (and its hints),
       // counted by --summary, gated by --fail-on verdict=...; the card draws its own from the same.
-      const verdict = verdictOf(result);
+      const verdict = verdictOf(result, undefined, hints);
       stats.add(result, outcome.fromCache, verdict);
       html?.add(outcome.source, result, hints);
       if (failuresOf(result, p.failOn, verdict.ai).length) stats.failedOn++;

@@ -246,7 +246,7 @@ export function runScanResults(flags: QueueFlags & { name: string; json?: boolea
         if (!html) out.write(formatError(parsed.source, parsed.error, style));
       } else {
         const result = parsed.result!;
-        stats.add(result, false, verdictOf(result));
+        stats.add(result, false, verdictOf(result, undefined, parsed.hints));
         html?.add(parsed.source, result, parsed.hints);
         if (!html) out.write(formatResult(parsed.source, result, style, { explain: flags.explain, hints: parsed.hints }));
       }

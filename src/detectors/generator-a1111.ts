@@ -5,6 +5,7 @@
 //   Negative prompt: negative lines
 //   Steps: 20, Sampler: Euler a, CFG scale: 7, Seed: 1234, Size: 512x512, Model: name, Version: v1.10.1
 // The settings line is the last line with at least three "Key: value" pairs; values may be quoted.
+// Dynamic Prompts' template lines may follow it (see TEMPLATE_LINE).
 import type { GeneratorRecord } from '../types.js';
 import { RANK, clipPrompt, modelName, seedString, type Candidate } from './generator-fields.js';
 import { isComfySaveNodeSettings } from './generator-comfyui-forms.js';
@@ -84,14 +85,45 @@ function params(text: string): Map<string, string> {
   return out;
 }
 
+/** Whether `settings` is a settings line's: three pairs at least, Steps or Seed among them. */
+function isSettings(settings: Map<string, string>): boolean {
+  return settings.size >= 3 && (settings.has('Steps') || settings.has('Seed'));
+}
+
+/**
+ * A line the Dynamic Prompts extension (adieyal/sd-dynamic-prompts) appended after the settings
+ * line: every release up to 2.17.0 (the last tag; until 34ec7fd on main, December 2023),
+ * pnginfo_saver.py PngInfoSaver.update_pnginfo (at 2817d2e, lines 54-66)
+ * added `\nTemplate: <prompt template>` and `\nNegative Template: <negative template>` to the
+ * saved text, each template as typed, newlines and all. Its main branch since writes them into the
+ * settings line as other keys (dynamic_prompting.py lines 519-524), which needs nothing here.
+ */
+const TEMPLATE_LINE = /^(?:Negative )?Template: /;
+
+/**
+ * The settings of an A1111-style text and the line they are on: the line just before the first
+ * of Dynamic Prompts' template lines when it is a settings line (the templates after it, however
+ * many lines they take and whatever they look like, are not the settings); else the last line,
+ * as A1111 reads it.
+ */
+function settingsLine(lines: string[]): { at: number; settings: Map<string, string> } | undefined {
+  for (let i = 1; i < lines.length; i++) {
+    if (!TEMPLATE_LINE.test(lines[i]!)) continue;
+    const settings = params(lines[i - 1]!);
+    if (isSettings(settings)) return { at: i - 1, settings };
+  }
+  const last = params(lines[lines.length - 1]!);
+  return isSettings(last) ? { at: lines.length - 1, settings: last } : undefined;
+}
+
 /** The prompt and settings of an A1111-style text; undefined when it has no settings line. */
 export function parseA1111(text: string): A1111Parameters | undefined {
   const trimmed = text.trim();
   const lines = trimmed.split('\n');
-  const last = lines[lines.length - 1]!;
-  const settings = params(last);
-  if (settings.size < 3 || (!settings.has('Steps') && !settings.has('Seed'))) return undefined;
-  const body = lines.slice(0, -1);
+  const found = settingsLine(lines);
+  if (!found) return undefined;
+  const { at, settings } = found;
+  const body = lines.slice(0, at);
   const negative = body.findIndex((l) => l.startsWith('Negative prompt:'));
   const prompt = (negative < 0 ? body : body.slice(0, negative)).join('\n').trim();
   return { prompt, settings };

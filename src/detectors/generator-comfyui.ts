@@ -15,7 +15,16 @@
 //   names its checkpoint `base_ckpt_name` (line 220), and "KSampler SDXL (Eff.)" reaches it
 //   through `sdxl_tuple` (line 2256) where other samplers have `model`;
 // - UNETLoader (nodes.py) and city96/ComfyUI-GGUF's UnetLoaderGGUF (nodes.py lines 140, 185):
-//   `unet_name`.
+//   `unet_name`;
+// - custom loaders at the end of the sampler's model chain (a node that takes no model in), by
+//   the inputs they name their file by: kijai's WanVideoModelLoader `model` (a file name where
+//   other nodes have a link; nodes_model_loading.py, its sampler WanVideoSampler takes `model`
+//   and `seed`, nodes.py), nunchaku-tech/ComfyUI-nunchaku's NunchakuFluxDiTLoader and ComfyUI's
+//   own DiffusersLoader `model_path`, GGUF loaders' `gguf_name` (calcuis/gguf), and otherwise the
+//   first input whose value is a model file's name (a loader's input may have any name, such as
+//   ComfyUI-Model-Visual-Loader's `UNET名称`). A name input left at "None" (the empty choice of
+//   loaders that offer several kinds) names nothing. Reroute nodes need no following: ComfyUI's
+//   frontend leaves them out of the API graph and links through them.
 //
 // Other writers put the same API graph elsewhere (generator-comfyui-forms.ts reads them).
 import type { GeneratorRecord } from '../types.js';
@@ -67,15 +76,38 @@ function findSeed(nodes: Map<string, Node>, sampler: Node, raw: string): string 
   return undefined;
 }
 
-/** The inputs that name a loader's model file. */
+/** The inputs that name a loader's model file, wherever the node is. */
 const LOADER_INPUTS = ['ckpt_name', 'unet_name', 'base_ckpt_name'];
+/** The inputs custom loaders name their file by, read only at the end of the model chain. */
+const END_LOADER_INPUTS = ['model', 'model_path', 'gguf_name'];
+/** A model file's name, as a loader lists it from its models folder. */
+const MODEL_FILE = /\.(?:safetensors|sft|ckpt|gguf|pt|pth|bin)$/i;
 /** The inputs through which a node takes its model, in the order they are followed. */
 const MODEL_LINKS = ['model', 'sdxl_tuple', 'guider'];
 
+/** A loader input's file name; "None" is the empty choice, no name. */
+function fileName(v: unknown): string | undefined {
+  const name = modelName(v);
+  return name === 'None' ? undefined : name;
+}
+
 function loaderName(node: Node): string | undefined {
   for (const k of LOADER_INPUTS) {
-    const name = modelName(node.inputs[k]);
+    const name = fileName(node.inputs[k]);
     if (name) return name;
+  }
+  return undefined;
+}
+
+/** The file a custom loader at the end of the chain names, by a known input or by its value. */
+function endLoaderName(node: Node): string | undefined {
+  for (const k of END_LOADER_INPUTS) {
+    const name = fileName(node.inputs[k]);
+    if (name) return name;
+  }
+  for (const v of Object.values(node.inputs)) {
+    const name = fileName(v);
+    if (name && MODEL_FILE.test(name)) return name;
   }
   return undefined;
 }
@@ -90,7 +122,15 @@ function findModel(nodes: Map<string, Node>, sampler: Node | undefined): string 
   for (let hop = 0; node && hop < MAX_HOPS; hop++) {
     const name = loaderName(node);
     if (name) return name;
-    node = linked(nodes, modelLink(node));
+    const link = modelLink(node);
+    // A node that takes no model in is where the model comes from; a link that leads nowhere
+    // (a node left out) ends the walk without naming the node's other files.
+    if (!Array.isArray(link)) {
+      const end = endLoaderName(node);
+      if (end) return end;
+      break;
+    }
+    node = linked(nodes, link);
   }
   // No chain to follow (a custom sampler, a broken link): the first loader in the graph.
   for (const n of nodes.values()) {

@@ -14,7 +14,8 @@
 //      Midjourney description with its Job ID; a ComfyUI graph beside an A1111-style text
 //      (several ComfyUI save nodes write both) is reported instead of the text, which only fills
 //      what the graph lacks (generator-comfyui-forms.ts);
-//   4. a line that only names the tool: XMP photoshop:Credit "Made with Google AI", a Software or
+//   4. a line that only names the tool: XMP photoshop:Credit "Made with Google AI" (or Vertex AI's
+//      "AI-Generated with Google"), a Software or
 //      CreatorTool naming OpenAI or Adobe Firefly, a Software "NovelAI" without its record;
 //   5. fields whose form points to a tool without naming it: XMP DigImageGUID holding a job id
 //      beside DigitalSourceType trainedAlgorithmicMedia, as Midjourney writes them
@@ -77,7 +78,9 @@ const XMP_NS = {
   dc: 'http://purl.org/dc/elements/1.1/',
 };
 
-const GOOGLE_CREDIT = /^(Made|Edited) with Google AI\b/i;
+/** Google's credit lines: "Made with Google AI" (Gemini, Pixel), "Edited with Google AI", and
+ * "AI-Generated with Google" (Imagen on Vertex AI, beside DigitalSourceType trainedAlgorithmicMedia). */
+const GOOGLE_CREDIT = /^(?:(?:Made|Edited) with Google AI|AI[- ]Generated with Google)\b/i;
 /** "DALL·E 3", "DALL-E", "ChatGPT", "OpenAI", "gpt-image-1"; not a bare "Dalle" (a surname). */
 const OPENAI_NAME = /\b(DALL[·\-‧. ]E(?: ?[23])?|ChatGPT|OpenAI|gpt-image-\d)\b/i;
 const FIREFLY_NAME = /\bAdobe Firefly\b/i;

@@ -32,7 +32,7 @@ export class ResultWriter {
   /** The outcome of input `seq`; `identity`: the file's as it was read (undefined: the listing's stays). */
   async add(seq: number, outcome: Outcome, identity?: string | null): Promise<void> {
     if (outcome.ok) {
-      const line = outcome.json !== undefined ? outcome.json : resultLine(outcome.source, outcome.result, outcome.hints, verdictOf(outcome.result));
+      const line = outcome.json !== undefined ? outcome.json : resultLine(outcome.source, outcome.result, outcome.hints, verdictOf(outcome.result, undefined, outcome.hints));
       this.pending.push({ seq, state: 'done', line, details: outcome.details ? JSON.stringify(outcome.details) : null, reason: null, identity });
     } else {
       this.pending.push({ seq, state: 'failed', line: errorLine(outcome.source, outcome.error), details: null, reason: outcome.error.message, identity });

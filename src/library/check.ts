@@ -7,6 +7,7 @@ import { isHttpsUrl, isPlainHttpUrl, readHttpsUrl } from '../engine/https-source
 import { isS3Url, readS3Url } from '../engine/s3-source.js';
 import { detectorsBody } from '../detectors/catalogue.js';
 import type { CatalogueName, CheckedResult, DetectorInfo } from '../types.js';
+import { readHints } from '../media/xmp-hints.js';
 import { verdictOf } from '../verdict/verdict.js';
 import { abortReason } from './abort.js';
 import { checkBytes } from './check-bytes.js';
@@ -65,8 +66,9 @@ export async function check(input: CheckInput, options: CheckOptions = {}): Prom
   signal?.throwIfAborted();
   const bytes = await bytesOf(input, signal);
   const result = await checkBytes(bytes, detectWith, signal);
-  // The C2PA details this thread's engine linked to the claims are read by verdictOf().
-  return Object.assign(result, { verdict: verdictOf(result) });
+  // The C2PA details this thread's engine linked to the claims are read by verdictOf(); the XMP's
+  // source type as the CLI reads it (an AI type no check read is an unsigned record there too).
+  return Object.assign(result, { verdict: verdictOf(result, undefined, await readHints(bytes)) });
 }
 
 /** The detectors of this build, as GET /v1/detectors lists them (available and planned). */

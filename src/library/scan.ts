@@ -130,8 +130,8 @@ async function checkItem(pool: DetectPool, item: InputItem, options: DetectOptio
     release = await holdRead(objects, item);
     const input = item.kind === 'file' ? { path: item.path } : { bytes: await item.object.read() };
     // The worker posts the C2PA details beside the result (a structured clone drops the link).
-    const { result, details } = await pool.run({ source: item.source, ...input }, options);
-    return { source: item.source, ok: true, result: Object.assign(result, { verdict: verdictOf(result, details) }) };
+    const { result, details, hints } = await pool.run({ source: item.source, hints: true, ...input }, options);
+    return { source: item.source, ok: true, result: Object.assign(result, { verdict: verdictOf(result, details, hints) }) };
   } catch (err) {
     const info = (err as { info?: { type: string; message: string } }).info ?? (err instanceof InputError ? err.toInfo() : undefined);
     if (!info) throw err;

@@ -46,7 +46,7 @@ function isPlanned(m: Match): boolean {
 }
 
 /** The tags a file's row is filtered by: found, ai, camera, unavailable. */
-export function resultTags(result: DetectionResult): string[] {
+export function resultTags(result: DetectionResult, hints?: CardExtras['hints']): string[] {
   const tags = new Set<string>();
   for (const m of result.matches) {
     if (m.result === 'found') tags.add('found');
@@ -54,7 +54,7 @@ export function resultTags(result: DetectionResult): string[] {
     if (m.check === 'camera_reference' && m.result === 'found') tags.add('camera');
   }
   // AI-generated or containing AI-made content, as the card's verdict says (an AI ingredient too).
-  if (verdictOf(result).ai !== 'none_found') tags.add('ai');
+  if (verdictOf(result, undefined, hints).ai !== 'none_found') tags.add('ai');
   return [...tags];
 }
 
@@ -165,7 +165,7 @@ export function detailCard(source: string, result: DetectionResult, extras: Card
   return (
     `<article class="card"${attr('aria-labelledby', id)}>` +
     `<header>${thumb}<div><h3${attr('id', id)}>${esc(printable(source))}</h3>` +
-    verdictHtml(verdictOf(result, c2paDetails(result.matches.find((m) => m.check === 'c2pa')?.claims) ?? extras.details)) +
+    verdictHtml(verdictOf(result, c2paDetails(result.matches.find((m) => m.check === 'c2pa')?.claims) ?? extras.details, extras.hints)) +
     `<p class="meta">${esc(media.type)} · ${esc(formatBytes(media.bytes))} · sha256 <code>${esc(media.sha256)}</code></p></div></header>` +
     sections.join('') +
     `</article>`

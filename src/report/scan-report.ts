@@ -132,7 +132,7 @@ export function reportRow(n: number, source: string, result: DetectionResult, ex
   const card = lazyCard(detailCard(source, result, { ...extras, thumbnail: undefined }, { remote: options.remote, trustAnchors: options.trustAnchors, id: `c${n}` }));
   return (
     `<li${attr('data-n', n)}${attr('data-source', source)}${attr('data-type', result.media.type)}${attr('data-bytes', result.media.bytes)}` +
-    `${attr('data-tags', resultTags(result).join(' '))}${attr('data-search', searchWords(result))}${data}>` +
+    `${attr('data-tags', resultTags(result, extras.hints).join(' '))}${attr('data-search', searchWords(result))}${data}>` +
     `<details><summary><span class="thumb">${thumb}</span><span class="name">${esc(printable(source))}</span>` +
     `<span class="type">${esc(result.media.type)}</span><span class="badges">${badges}</span></summary>${card}</details></li>\n`
   );

@@ -331,7 +331,7 @@ export function verdictLines(verdict: Verdict, s: Style): string[] {
 }
 
 export function formatResult(source: string, result: DetectionResult, s: Style, options: ReportOptions = {}): string {
-  const lines = [s.bold(printable(shortPath(source))), ...verdictLines(verdictOf(result), s)];
+  const lines = [s.bold(printable(shortPath(source))), ...verdictLines(verdictOf(result, undefined, options.hints), s)];
   lines.push(`  ${s.dim(printable(`${result.media.type} · ${formatBytes(result.media.bytes)} · sha256 ${result.media.sha256}`))}`);
   // Planned detectors share one line. Their status comes from the catalogue, not from the words
   // of the reason (an API's wording may differ); a check the catalogue lacks is shown on its own.

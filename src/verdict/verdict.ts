@@ -91,7 +91,32 @@ function c2paMaker(match: Match, details: C2paDetails | undefined): string | und
   return named?.softwareAgent ?? actions.find((a) => a.softwareAgent)?.softwareAgent ?? (match.claims?.claim_generator || undefined);
 }
 
-function generatorEvidence(match: Match): VerdictEvidence {
+/**
+ * The CLI's XMP hint (src/media/xmp-hints.ts `Hints`: the packet's Iptc4xmpExt:DigitalSourceType,
+ * read from the bytes whatever the checks), as far as the verdict reads it.
+ */
+export interface XmpHint {
+  iptc_digital_source_type?: string;
+}
+
+/** What an XMP digital source type says: AI-made, AI-made parts, or nothing the verdict counts. */
+function xmpSays(hints: XmpHint | undefined): 'generated' | 'contains' | undefined {
+  const type = hints?.iptc_digital_source_type;
+  const term = type === undefined ? undefined : sourceTypeTerm(type);
+  return term === 'trainedAlgorithmicMedia' ? 'generated' : term === AI_COMPOSITE ? 'contains' : undefined;
+}
+
+/**
+ * An XMP that states AI origin when no check read it (the generator_metadata check left out by
+ * `--catalogue hosted` or a remote check's hosted catalogue, or a file type it does not read):
+ * an unsigned record all the same.
+ */
+function xmpEvidence(says: 'generated' | 'contains'): VerdictEvidence {
+  const content = says === 'contains' ? 'composite with AI-generated parts' : undefined;
+  return ordered({ kind: 'unsigned_record', check: 'generator_metadata', says, content }, undefined, 'unsigned IPTC source type in the XMP');
+}
+
+function generatorEvidence(match: Match, hints: XmpHint | undefined): VerdictEvidence {
   const record = match.generator;
   const signed = record?.signature === 'valid';
   const named = record !== undefined && record.tool !== UNNAMED_TOOL;
@@ -106,7 +131,11 @@ function generatorEvidence(match: Match): VerdictEvidence {
             'unsigned IPTC job id in the form Midjourney writes'
           : 'unsigned record in the file';
   const kind = signed ? 'novelai_signature' : 'unsigned_record';
-  return ordered({ kind, check: 'generator_metadata', says: 'generated' }, named ? toolDisplayName(record) : undefined, detail);
+  // A record read from the XMP (its source type, or a credit beside it): the packet's source type
+  // says whether all of the picture is AI-made or a composite with AI-made parts.
+  const composite = record?.where.startsWith('xmp:') === true && xmpSays(hints) === 'contains';
+  const says = composite ? 'contains' : 'generated';
+  return ordered({ kind, check: 'generator_metadata', says, content: composite ? 'composite with AI-generated parts' : undefined }, named ? toolDisplayName(record) : undefined, detail);
 }
 
 function watermarkEvidence(match: Match): VerdictEvidence {
@@ -120,13 +149,13 @@ function cameraEvidence(): VerdictEvidence {
   return ordered({ kind: 'unsigned_record', check: 'camera_reference', says: 'not_ai', content: 'a camera capture' }, 'Apple iPhone/iPad camera', 'camera EXIF');
 }
 
-function evidenceOf(match: Match, details: C2paDetails | undefined): VerdictEvidence | undefined {
+function evidenceOf(match: Match, details: C2paDetails | undefined, hints: XmpHint | undefined): VerdictEvidence | undefined {
   if (match.result !== 'found') return undefined;
   switch (match.check) {
     case 'c2pa':
       return c2paEvidence(match, details);
     case 'generator_metadata':
-      return generatorEvidence(match);
+      return generatorEvidence(match, hints);
     case 'invisible_watermark':
       return watermarkEvidence(match);
     case 'camera_reference':
@@ -146,15 +175,17 @@ function side(e: VerdictEvidence): string {
 
 /**
  * The verdict of one result. `details`: the C2PA report details of its c2pa match, when this
- * process's engine (or a worker's, attached) read the manifest; looked up by default.
+ * process's engine (or a worker's, attached) read the manifest; looked up by default. `hints`:
+ * the CLI's XMP hint for the file, when it read one.
  */
-export function verdictOf(result: Pick<DetectionResult, 'matches'>, details?: C2paDetails): Verdict {
+export function verdictOf(result: Pick<DetectionResult, 'matches'>, details?: C2paDetails, hints?: XmpHint): Verdict {
   const c2paClaims = result.matches.find((m) => m.check === 'c2pa')?.claims;
   const c2pa = details ?? c2paDetails(c2paClaims);
+  const found = result.matches.flatMap((m) => evidenceOf(m, c2pa, hints) ?? []);
+  const xmp = xmpSays(hints);
+  if (xmp && !found.some((e) => e.check === 'generator_metadata')) found.push(xmpEvidence(xmp));
   // Stable sort: within a kind, catalogue order (the order of `matches`).
-  const evidence = result.matches
-    .flatMap((m) => evidenceOf(m, c2pa) ?? [])
-    .sort((a, b) => rank(a) - rank(b));
+  const evidence = found.sort((a, b) => rank(a) - rank(b));
   const ai = evidence.filter(saysAi);
   // The strongest evidence that found an AI marker decides between generated and contains.
   // A watermark names a model family, a record or a manifest the tool: the tool first.

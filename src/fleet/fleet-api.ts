@@ -63,7 +63,7 @@ export async function startScan(options: StartScanOptions, listed: readonly FsPa
     checks,
     catalogue,
     ...(options.trustAnchorsPem ? { trustAnchorsPem: options.trustAnchorsPem } : {}),
-    ...((options.c2paLists ?? !options.trustAnchorsPem) ? {} : { c2paLists: false }),
+    ...((options.c2paLists ?? !options.trustAnchorsPem) ? {} : { c2paLists: false as const }),
   };
   const engine = engineVersion();
   return withFleet(options, async (fleet) => {

@@ -4,12 +4,13 @@
 // are listed by s3-source.ts, which loads the AWS SDK only when one appears; an `https://` input
 // is one URL, read by https-source.ts, which loads undici only then (`http://` is refused there).
 import type { Dirent, Stats } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { displayPath, joinBytes, utf8Name, type FsPath } from './byte-paths.js';
 import { resolveLossyPath } from './lossy-path.js';
 import { InputError, inputErrorFrom } from './input-error.js';
 import type { PathFilter } from './path-filter.js';
+import { readRegularFile } from './local-file.js';
 import { httpsInput, isHttpsUrl, isPlainHttpUrl, openHttps, type HttpsConnection, type HttpsObjectRef } from './https-source.js';
 import { expandS3, isS3Url, openS3, type S3Connection, type S3ObjectRef } from './s3-source.js';
 
@@ -222,7 +223,7 @@ export async function readInput(item: InputItem, stdin: NodeJS.ReadableStream): 
   // Their errors are InputErrors already, naming the object or URL.
   if (item.kind === 's3' || item.kind === 'https') return item.object.read();
   try {
-    return item.kind === 'stdin' ? await readStream(stdin) : await readFile(item.path);
+    return item.kind === 'stdin' ? await readStream(stdin) : await readRegularFile(item.path);
   } catch (err) {
     throw inputErrorFrom(err, item.source, item.kind === 'file' ? item.path : item.source);
   }

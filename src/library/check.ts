@@ -1,8 +1,8 @@
 // check(): one file, in this thread, as `provenance check FILE` does it (no worker start-up): the
 // input read here, then check-bytes.ts, the step from bytes to a result that the CLI shares.
-import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { inputErrorFrom } from '../engine/input-error.js';
+import { readRegularFile } from '../engine/local-file.js';
 import { isHttpsUrl, isPlainHttpUrl, readHttpsUrl } from '../engine/https-source.js';
 import { isS3Url, readS3Url } from '../engine/s3-source.js';
 import { detectorsBody } from '../detectors/catalogue.js';
@@ -38,7 +38,7 @@ async function bytesOf(input: CheckInput, signal?: AbortSignal): Promise<Uint8Ar
   if (typeof input === 'string' || input instanceof URL) {
     const path = typeof input === 'string' ? input : fileURLToPath(input);
     try {
-      return await readFile(path, { signal });
+      return await readRegularFile(path, { signal });
     } catch (err) {
       if (signal?.aborted) throw abortReason(signal);
       // not_found, permission_denied, ...: the same InputError (and words) as the CLI's.

@@ -132,6 +132,7 @@ function statusLine(s: ScanStatus): string {
 
 export interface WorkerFlags extends QueueFlags {
   concurrency?: number;
+  readTimeout?: number;
   untilEmpty?: boolean;
   quiet?: boolean;
 }
@@ -157,6 +158,7 @@ export function runScanWorkerCommand(flags: WorkerFlags, io: CommandIO): Promise
         env: io.env,
         concurrency: flags.concurrency,
         untilEmpty: flags.untilEmpty,
+        readTimeoutSeconds: flags.readTimeout,
         signal: stopping.signal,
         onLog: (line) => io.stderr.write(`provenance: scan worker: ${line}\n`),
       });

@@ -16,12 +16,13 @@
 import { hostname } from 'node:os';
 import type { DetectOptions } from '../engine/detect.js';
 import { openHttps, type HttpsConnection } from '../engine/https-source.js';
+import { READ_DEADLINE_MS } from '../engine/read-deadline.js';
 import { openS3, type S3Connection } from '../engine/s3-source.js';
 import type { Outcome, PoolRunner } from '../library/checker.js';
 import { scanWindow } from '../library/scan-pool.js';
 import type { ErrorInfo } from '../types.js';
 import type { FleetConnection } from './fleet-connection.js';
-import { batchesLeft, claim, holdLease, type ClaimedBatch } from './batch-claims.js';
+import { batchesLeft, claim, holdLease, InputReads, type ClaimedBatch } from './batch-claims.js';
 import { BATCH_QUEUE, DEAD_QUEUE, DEFAULT_LEASE_SECONDS, MAX_INPUT_STARTS, SCAN_SCHEMA } from './fleet-settings.js';
 import { identityOf } from './input-identity.js';
 import { itemOf, type InputLocation, type SourceConnections } from './input-location.js';
@@ -44,6 +45,8 @@ export interface WorkerPlan {
   id?: string;
   /** Stop once no batch is waiting (the bench's runs; tests). */
   untilEmpty?: boolean;
+  /** One S3 object's or https:// URL's whole read, at most (`--read-timeout`; default READ_DEADLINE_MS). */
+  readTimeoutMs?: number;
 }
 
 /** The longest wait between two tries of a queue that does not answer. */
@@ -66,7 +69,13 @@ export async function runWorker(plan: WorkerPlan): Promise<WorkerSummary> {
   const summary: WorkerSummary = { id, batches: 0, inputs: 0, failed: 0 };
   let s3: Promise<S3Connection> | undefined;
   let https: Promise<HttpsConnection> | undefined;
-  const connections: SourceConnections = { s3: () => (s3 ??= openS3()), https: () => (https ??= openHttps()) };
+  const readTimeoutMs = plan.readTimeoutMs ?? READ_DEADLINE_MS;
+  const connections: SourceConnections = {
+    s3: () => (s3 ??= openS3(process.env, readTimeoutMs)),
+    https: () => (https ??= openHttps({ deadlineMs: readTimeoutMs })),
+  };
+  /** The reads in this thread under way, by batch: a batch with one stuck past its deadline is let go (holdLease). */
+  const reads = new InputReads(readTimeoutMs);
   const toldEngine = new Set<string>();
   /** While the queue does not answer: since when, and the next wait (doubling to OUTAGE_WAIT_MAX_MS). */
   let outage: { since: number; waitMs: number } | undefined;
@@ -134,14 +143,14 @@ export async function runWorker(plan: WorkerPlan): Promise<WorkerSummary> {
       let lease: { stop(): void } | undefined;
       try {
         const scan = await scanRow(plan.fleet, job.data.scan);
-        lease = holdLease(plan.fleet, job.id, scan?.leaseSeconds ?? DEFAULT_LEASE_SECONDS, (line) => plan.log(line));
+        lease = holdLease(plan.fleet, job.id, scan?.leaseSeconds ?? DEFAULT_LEASE_SECONDS, (line) => plan.log(line), reads);
         if (retry) while (running > 1) await idle.wait(UNTIL_EMPTY_POLL_MS);
         if (scan && scan.state !== 'cancelled') {
           if (scan.engine !== plan.engine && !toldEngine.has(scan.name)) {
             toldEngine.add(scan.name);
             plan.log(`scan ${scan.name} was started by another build of provenance (engine ${scan.engine}; this worker: ${plan.engine}); its results may differ from this worker's.`);
           }
-          const done = await runBatch(plan, id, scan, job, connections, onDispatched);
+          const done = await runBatch(plan, id, scan, job, connections, onDispatched, (source) => reads.begin(job!.id, source));
           summary.inputs += done.inputs;
           summary.failed += done.failed;
         }
@@ -210,6 +219,7 @@ async function runBatch(
   job: ClaimedBatch,
   connections: SourceConnections,
   onDispatched: () => void,
+  reading: (source: string) => () => void,
 ) {
   const { fleet } = plan;
   const options: DetectOptions = scan.options;
@@ -223,7 +233,7 @@ async function runBatch(
     const window = scanWindow();
     const inFlight = new Set<Promise<void>>();
     for (const row of rows) {
-      const running = checkRow(plan.runner, row, options, connections).then(([outcome, identity]) => writer.add(row.seq, outcome, identity));
+      const running = checkRow(plan.runner, row, options, connections, reading).then(([outcome, identity]) => writer.add(row.seq, outcome, identity));
       inFlight.add(running);
       void running.finally(() => inFlight.delete(running)).catch(() => {});
       if (inFlight.size >= window) await Promise.race(inFlight);
@@ -250,7 +260,7 @@ async function runBatch(
         }
         continue; // finished meanwhile by another worker
       }
-      const [outcome, identity] = await checkRow(plan.runner, row, options, connections);
+      const [outcome, identity] = await checkRow(plan.runner, row, options, connections, reading);
       await writer.add(row.seq, outcome, identity);
       await writer.flush();
     }
@@ -260,10 +270,16 @@ async function runBatch(
 }
 
 /** One input through the pool, with the identity of the file as it was just before it was read. */
-async function checkRow(runner: PoolRunner, row: InputRow, options: DetectOptions, connections: SourceConnections): Promise<[Outcome, string | null]> {
+async function checkRow(
+  runner: PoolRunner,
+  row: InputRow,
+  options: DetectOptions,
+  connections: SourceConnections,
+  reading: (source: string) => () => void,
+): Promise<[Outcome, string | null]> {
   const item = await itemOf(row.source, row.location, connections);
   const identity = await identityOf(item);
-  return [await runner.check(item, options), identity];
+  return [await runner.check(item, options, reading), identity];
 }
 
 /**

@@ -7,20 +7,24 @@
 //   Content-Length behind a refused HEAD (which counted 0 bytes each, so six 100 MB bodies took
 //   `check` to 1.3-1.5 GB) are held within the budget, one going alone past it when each is
 //   larger than the whole budget, and never waiting on each other for ever.
+// An S3 object's read shares the body reader and its deadline (a stand-in store on 127.0.0.1).
 // Every wait is bounded; no address but 127.0.0.1 is contacted.
 import { spawn } from 'node:child_process';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { httpsInput, openHttps, readHttpsUrl, type HttpsConnection } from '../src/engine/https-source.js';
 import { readInput } from '../src/engine/inputs.js';
 import { holdRead, ReadBudget } from '../src/engine/read-budget.js';
+import { readS3Url } from '../src/engine/s3-source.js';
 import { check } from '../src/library/check.js';
 import { tinyJpeg } from './fixtures/make.js';
 import { ROOT } from './helpers/corpus.js';
 import { makeServerCertificate, startHttpsServer, type HttpsTestServer, type TlsFiles } from './helpers/https-server.js';
+import { s3rverEnv } from './helpers/s3rver.js';
 
 const MB = 1024 * 1024;
 let dir: string;
@@ -221,5 +225,43 @@ describe('the read budget counts what is read, not what HEAD said', () => {
       await short.agent.close();
     }
     expect(budget.inUse).toEqual({ objects: 0, bytes: 0 });
+  }, 30_000);
+});
+
+describe('an s3:// read has the same deadline (the same body reader)', () => {
+  it('an object whose store sends a byte a second is cut at readTimeoutMs', async () => {
+    // A plain-HTTP stand-in for the store on 127.0.0.1: GetObject's answer trickles.
+    const store = createHttpServer((req, res) => {
+      res.writeHead(200, { 'content-length': '1000', 'content-type': 'image/jpeg', etag: '"v1"' });
+      const timer = setInterval(() => res.write(Buffer.from([0])), 1000);
+      trickles.add(timer);
+      res.on('close', () => (clearInterval(timer), trickles.delete(timer)));
+    });
+    await new Promise<void>((r) => store.listen(0, '127.0.0.1', r));
+    try {
+      const env = s3rverEnv(`http://127.0.0.1:${(store.address() as AddressInfo).port}`, dir);
+      // The SDK's credential chain reads process.env itself: the stand-in's, for this test only.
+      const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+      const restore = () => {
+        for (const [k, v] of Object.entries(saved)) {
+          if (v === undefined) delete process.env[k];
+          else process.env[k] = v;
+        }
+      };
+      onTestFinished(restore);
+      for (const [k, v] of Object.entries(env)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+      const started = Date.now();
+      await expect(readS3Url('s3://bucket/slow.jpg', env, 2000)).rejects.toMatchObject({
+        type: 'read_error',
+        message: expect.stringMatching(/^s3:\/\/bucket\/slow\.jpg: the read did not finish within 2 seconds \(\d of 1,000 bytes read\); a whole read has that long \(--read-timeout\)\.$/),
+      });
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      store.closeAllConnections();
+      await new Promise((r) => store.close(r));
+    }
   }, 30_000);
 });

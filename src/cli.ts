@@ -43,6 +43,7 @@ interface CheckFlags {
   cache: boolean;
   incremental?: boolean;
   cacheMax?: string;
+  readTimeout?: number;
   html?: string;
 }
 
@@ -52,6 +53,12 @@ function parseWhole(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n < 1 || n > 256) throw new InvalidArgumentError('A whole number from 1 to 256 is needed.');
   return n;
+}
+
+/** Whole seconds; the command checks the range (its message names the flag's bounds). */
+function parseSeconds(value: string): number {
+  if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError('Whole seconds are needed, e.g. 120.');
+  return Number(value);
 }
 
 function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
@@ -97,6 +104,7 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
     .option('--incremental', 'keep a scan cache and answer files unchanged since an earlier scan from it (local checks; also the incremental setting)')
     .option('--no-incremental', 'no scan cache for this run, whatever the incremental setting says')
     .option('--cache-max <size>', 'with --incremental: the scan cache\'s size bound, oldest entries pruned first (default 1GB)')
+    .option('--read-timeout <seconds>', 'the longest one https:// URL or S3 object may take to read, request to last byte (1 to 3600; default 120)', parseSeconds)
     .addHelpText('after', EXIT_CODES_HELP)
     .action(async (inputs: string[], opts: CheckFlags) => {
       const checks = opts.checks === undefined ? undefined : splitCheckList(opts.checks);
@@ -124,6 +132,7 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
             cache: opts.cache,
             incremental: opts.incremental,
             cacheMax: opts.cacheMax,
+            readTimeout: opts.readTimeout,
             html: opts.html,
           },
           io,

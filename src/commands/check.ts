@@ -18,6 +18,7 @@ import { failuresOf, FailOnError, parseFailOn, type FailCondition } from '../eng
 import type { FsPath } from '../engine/byte-paths.js';
 import { openFileList, readFileList } from '../engine/file-list.js';
 import { expandInputs, STDIN, type InputItem } from '../engine/inputs.js';
+import { READ_TIMEOUT_MAX_SECONDS } from '../engine/read-deadline.js';
 import { makePathFilter } from '../engine/path-filter.js';
 import { ReadAhead } from '../engine/read-ahead.js';
 import { isHttpsUrl, isPlainHttpUrl, parseHttpsUrl } from '../engine/https-source.js';
@@ -77,6 +78,8 @@ export interface CheckOptions {
   incremental?: boolean;
   /** `--cache-max SIZE`: the scan cache's size bound, e.g. `1GB` (default), `500MB`. */
   cacheMax?: string;
+  /** `--read-timeout SECONDS`: one S3 object's or https:// URL's whole read, at most (default 120). */
+  readTimeout?: number;
   /** Tests: timers and keychain of remote runs. */
   remoteDeps?: RemoteDeps;
   /** `--html FILE`: also write the scan report as one self-contained HTML file (docs/REPORT.md). */
@@ -196,10 +199,14 @@ async function plan(options: CheckOptions, io: CommandIO): Promise<Plan> {
     // The setting alone is no error: the API's results are cached by SHA-256 already.
     if (options.incremental) throw new UsageError('--incremental is for checks on this machine: add --local (results from the API are cached by SHA-256 already).');
     if (options.cacheMax !== undefined) throw new UsageError('--cache-max goes with --incremental, which is for checks on this machine.');
+    if (options.readTimeout !== undefined) throw new UsageError('--read-timeout is for reads on this machine: add --local (the API downloads URLs itself, within its own limits).');
     // The API runs every detector it has when no checks are named: name the hosted five, so that
     // a daemon with the full catalogue runs exactly those too.
     const checks = options.checks ?? (catalogue === 'hosted' ? [...HOSTED_DETECTOR_IDS] : undefined);
     return { checks, catalogue, failOn, trust: {}, concurrency, remote, cacheSetting };
+  }
+  if (options.readTimeout !== undefined && !(Number.isInteger(options.readTimeout) && options.readTimeout >= 1 && options.readTimeout <= READ_TIMEOUT_MAX_SECONDS)) {
+    throw new UsageError(`--read-timeout takes whole seconds from 1 to ${READ_TIMEOUT_MAX_SECONDS}.`);
   }
   // On this machine, an http:// or malformed https:// argument is a typing error too, said
   // before any request (the API, above, is sent URLs as they are and judges them itself).
@@ -348,7 +355,10 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
   const stderrColor = wantsColor(io.stderr, io.env);
   let progress = terminal ? new LiveProgress(stats, io.stderr as NodeJS.WriteStream, stderrColor) : undefined;
 
-  const expandOptions = { filter: makePathFilter(options.include, options.exclude, { caseSensitive: options.caseSensitive }) };
+  const expandOptions = {
+    filter: makePathFilter(options.include, options.exclude, { caseSensitive: options.caseSensitive }),
+    ...(options.readTimeout === undefined ? {} : { readTimeoutMs: options.readTimeout * 1000 }),
+  };
   const usesStdin = options.inputs.includes(STDIN) || options.filesFrom === STDIN;
   const walk: AsyncIterable<CheckItem> = remote ? remote.expand(allInputs(options, io.stdin), expandOptions) : expandInputs(allInputs(options, io.stdin), expandOptions);
   const items = new ReadAhead(walk, READ_AHEAD);

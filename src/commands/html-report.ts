@@ -5,7 +5,6 @@
 // process at once. Thumbnails and the manifest's pictures come from the local file's bytes
 // (also for results from an API); standard input and URLs get none.
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
 import { cardExtras } from '../report/extras.js';
 import type { CardExtras } from '../report/card.js';
 import { reportErrorRow, reportHead, reportRow, reportTail } from '../report/scan-report.js';
@@ -13,6 +12,7 @@ import type { Hints } from '../media/xmp-hints.js';
 import type { DetectionResult, ErrorInfo, TrustOptions } from '../types.js';
 import { STDIN } from '../engine/inputs.js';
 import { maskUrlSecrets, shownInput } from '../engine/masked-url.js';
+import { readRegularFile } from '../engine/local-file.js';
 
 export interface HtmlReportOptions {
   path: string;
@@ -149,9 +149,8 @@ export class HtmlReportWriter {
     if (source === STDIN || /^https?:\/\//i.test(source)) return undefined;
     const wanted = result.media.type.startsWith('image/') || result.matches.some((m) => m.check === 'c2pa' && m.result === 'found');
     if (!wanted) return undefined;
-    const info = await stat(source);
-    if (!info.isFile() || info.size > MAX_READ_BYTES) return undefined;
-    return readFile(source);
+    // Not a regular file (any more), or larger than a check reads: the row without pictures.
+    return readRegularFile(source, { maxBytes: MAX_READ_BYTES + 1 });
   }
 
   /** Writes every finished row at the head of the queue, in input order. */

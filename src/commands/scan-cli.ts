@@ -42,6 +42,7 @@ export function registerScanCommands(program: Command, io: CommandIO, setExit: (
     .option('--queue <url>', QUEUE_HELP)
     .option('--concurrency <n>', 'worker threads (default: the available cores; at most 4 per core)', whole)
     .option('--until-empty', 'exit once no batch is waiting, backing off or held by any worker (a batch job rather than a service)', false)
+    .option('--read-timeout <seconds>', 'the longest one https:// URL or S3 object may take to read, request to last byte (1 to 3600; default 120)', whole)
     .option('-q, --quiet', 'log only failures (lost leases, written-off inputs, failed batches)', false)
     .action(async (opts) => setExit(await (await load()).runScanWorkerCommand(opts, io)));
 

@@ -142,6 +142,7 @@ function statusLine(s: ScanStatus): string {
 
 export interface WorkerFlags extends QueueFlags {
   concurrency?: number;
+  readTimeout?: number;
   untilEmpty?: boolean;
   quiet?: boolean;
 }
@@ -167,6 +168,7 @@ export function runScanWorkerCommand(flags: WorkerFlags, io: CommandIO): Promise
         env: io.env,
         concurrency: flags.concurrency,
         untilEmpty: flags.untilEmpty,
+        readTimeoutSeconds: flags.readTimeout,
         signal: stopping.signal,
         // A line may name an input (a written-off file, a failed read): printable(), as check's messages.
         onLog: (line) => io.stderr.write(`provenance: scan worker: ${printable(line)}\n`),

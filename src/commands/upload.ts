@@ -1,10 +1,10 @@
 // `provenance upload <file> [--json]`: POST /v1/uploads (free: no quota, no burst). Prints the
 // upload record, whose id a detect request can name ({"upload": "upl_..."}) for 24 hours.
-import { readFile, stat } from 'node:fs/promises';
 import { UPLOAD_MAX_BYTES } from '../client/api.js';
 import { ApiError, NetworkError, ProtocolError } from '../client/errors.js';
 import { openSession, SessionError, type RemoteDeps } from '../client/session.js';
 import { inputErrorFrom } from '../engine/input-error.js';
+import { readRegularFile } from '../engine/local-file.js';
 import { formatBytes } from '../ui/text-report.js';
 import { EXIT, type CommandIO } from './io.js';
 import { printable } from '../ui/terminal-text.js';
@@ -21,11 +21,10 @@ export async function runUpload(options: UploadOptions, io: CommandIO, deps: Rem
   };
   let bytes: Uint8Array;
   try {
-    const st = await stat(options.file);
-    if (!st.isFile()) return fail(`${options.file}: not a regular file.`, EXIT.unreadable);
-    if (st.size > UPLOAD_MAX_BYTES) return fail(`${options.file}: larger than the API's 25 MB upload limit (1 MB = 1,048,576 bytes).`, EXIT.unreadable);
-    bytes = await readFile(options.file);
+    // Opened without blocking, refused unless a regular file, read at most to the limit (local-file.ts).
+    bytes = await readRegularFile(options.file, { maxBytes: UPLOAD_MAX_BYTES + 1 });
   } catch (err) {
+    if ((err as NodeJS.ErrnoException)?.code === 'ERR_FS_FILE_TOO_LARGE') return fail(`${options.file}: larger than the API's 25 MB upload limit (1 MB = 1,048,576 bytes).`, EXIT.unreadable);
     return fail(inputErrorFrom(err, options.file).message, EXIT.unreadable);
   }
   let session;

@@ -2,7 +2,7 @@
 // hundreds of MB; a fresh buffer per file makes the kernel map and zero new pages for every file
 // and leaves the garbage collector the old ones. Reusing buffers cut the read, hash and marker
 // scan of the benchmark folder from 550-610 ms of CPU to about 390 (docs/PERFORMANCE.md).
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { readRegularFileSync, MAX_FILE_BYTES } from './local-file.js';
 import { copyBytes } from './shared-memory.js';
 
 /** Files above this size get a buffer of their own, so an idle worker never holds a large one. */
@@ -17,27 +17,26 @@ export interface FileBytes {
 export class FileReader {
   private readonly spare: Buffer[] = [];
 
+  /** `maxBytes`: the most a file may hold (MAX_FILE_BYTES; a test's smaller limit). */
+  constructor(private readonly maxBytes = MAX_FILE_BYTES) {}
+
   /**
-   * Same errors as readFileSync (ENOENT, EISDIR, ERR_FS_FILE_TOO_LARGE...). `path` is bytes when
-   * it is not valid UTF-8 (byte-paths.ts; a Buffer reaches a worker as a Uint8Array).
+   * A regular file's bytes, by local-file.ts's rules (opened without blocking, anything else
+   * refused, read to its end within the limit). Errors as readFileSync's (ENOENT, EACCES,
+   * ERR_FS_FILE_TOO_LARGE...) or a NotRegularFileError, which inputErrorFrom names. `path` is
+   * bytes when it is not valid UTF-8 (byte-paths.ts; a Buffer reaches a worker as a Uint8Array).
    */
   read(path: string | Uint8Array): FileBytes {
-    const fd = openSync(typeof path === 'string' ? path : Buffer.from(path.buffer, path.byteOffset, path.byteLength), 'r');
-    try {
-      const stat = fstatSync(fd);
-      // Not a regular file (a FIFO, a device) or a large one: readFileSync's own rules.
-      if (!stat.isFile() || stat.size > REUSE_MAX_BYTES) return { bytes: readFileSync(fd), release: () => {} };
-      const buffer = this.take(stat.size);
-      let length = 0;
-      while (length < stat.size) {
-        const n = readSync(fd, buffer, length, stat.size - length, length);
-        if (n === 0) break; // the file shrank since fstat: what is there is what it holds
-        length += n;
-      }
-      return this.lend(buffer, length);
-    } finally {
-      closeSync(fd);
-    }
+    let reused: Buffer | undefined;
+    const { bytes, grown } = readRegularFileSync(
+      typeof path === 'string' ? path : Buffer.from(path.buffer, path.byteOffset, path.byteLength),
+      // A large file gets a buffer of its own; a file that grew past its fstat size too.
+      (size) => (size > REUSE_MAX_BYTES ? Buffer.allocUnsafeSlow(size) : (reused = this.take(size))),
+      this.maxBytes,
+    );
+    if (reused && grown) this.spare.push(reused);
+    if (!reused || grown) return { bytes, release: () => {} };
+    return this.lend(reused, bytes.length);
   }
 
   /**

@@ -13,7 +13,8 @@ import type { Agent, Dispatcher } from 'undici';
 import { InputError } from './input-error.js';
 import { maskUrlSecrets } from './masked-url.js';
 import { readObjectBody } from './object-body.js';
-import { OBJECTS_AT_ONCE } from './read-budget.js';
+import { OBJECTS_AT_ONCE, type ReadRoom } from './read-budget.js';
+import { startReadDeadline, type ReadDeadline } from './read-deadline.js';
 
 /** Redirects followed for one request, at most (as the daemon's URL downloads). */
 export const MAX_REDIRECTS = 5;
@@ -65,6 +66,8 @@ export interface HttpsOptions {
   connectTimeoutMs?: number;
   idleTimeoutMs?: number;
   maxBytes?: number;
+  /** One whole read's deadline, HEAD and GET each, redirects and body included (default READ_DEADLINE_MS; `--read-timeout`). */
+  deadlineMs?: number;
   /** PEM certificates to trust instead of Node's (a test's own CA). */
   ca?: string;
   lookup?: LookupFunction;
@@ -116,7 +119,8 @@ export interface HttpsObjectRef {
    * and read() reports what GET gets; a server that cannot be reached is an InputError here.
    */
   head(): Promise<void>;
-  read(): Promise<Uint8Array>;
+  /** `room`: the read budget's hold, grown as the body is read (read-budget.ts). */
+  read(room?: ReadRoom): Promise<Uint8Array>;
 }
 
 export type HttpsItem = { source: string; kind: 'https'; object: HttpsObjectRef } | { source: string; kind: 'error'; error: InputError };
@@ -142,14 +146,20 @@ function httpsObject(input: string, url: URL, connection: HttpsConnection): Http
     url: input,
     head: () =>
       (headed ??= (async () => {
-        const { response } = await send(connection, source, url, 'HEAD', {});
+        const deadline = startReadDeadline(source, connection.options.deadlineMs);
+        let response: Dispatcher.ResponseData;
+        try {
+          ({ response } = await send(connection, source, url, 'HEAD', {}, deadline));
+        } finally {
+          deadline.done();
+        }
         discard(response);
         if (response.statusCode < 200 || response.statusCode > 299) return;
         ref.etag = header(response, 'etag');
         ref.lastModified = header(response, 'last-modified');
         ref.size = declaredLength(response);
       })()),
-    read: () => readUrl(connection, source, url, ref),
+    read: (room) => readUrl(connection, source, url, ref, room),
   };
   return ref;
 }
@@ -178,7 +188,16 @@ export async function readHttpsUrl(input: string, options: HttpsOptions = {}): P
   }
 }
 
-async function readUrl(connection: HttpsConnection, source: string, url: URL, known?: HttpsObjectRef): Promise<Uint8Array> {
+async function readUrl(connection: HttpsConnection, source: string, url: URL, known?: HttpsObjectRef, room?: ReadRoom): Promise<Uint8Array> {
+  const deadline = startReadDeadline(source, connection.options.deadlineMs);
+  try {
+    return await readUrlBy(connection, source, url, deadline, known, room);
+  } finally {
+    deadline.done();
+  }
+}
+
+async function readUrlBy(connection: HttpsConnection, source: string, url: URL, deadline: ReadDeadline, known?: HttpsObjectRef, room?: ReadRoom): Promise<Uint8Array> {
   // The version head() saw, and no other: a strong ETag by If-Match (a weak one never matches
   // there), else Last-Modified by If-Unmodified-Since.
   const conditions: Record<string, string> =
@@ -187,7 +206,7 @@ async function readUrl(connection: HttpsConnection, source: string, url: URL, kn
       : known?.lastModified !== undefined
         ? { 'if-unmodified-since': known.lastModified }
         : {};
-  const { response, at } = await send(connection, source, url, 'GET', conditions);
+  const { response, at } = await send(connection, source, url, 'GET', conditions, deadline);
   const status = response.statusCode;
   if (status < 200 || status > 299) {
     discard(response);
@@ -202,6 +221,8 @@ async function readUrl(connection: HttpsConnection, source: string, url: URL, kn
     length: declaredLength(response),
     maxBytes: connection.options.maxBytes,
     abandon: () => discard(response),
+    deadline,
+    room,
     describe: (err) => {
       const { words, code } = networkFailure(err, connection.options);
       return code ? `${words}, ${code}` : words;
@@ -219,14 +240,17 @@ async function send(
   url: URL,
   method: 'GET' | 'HEAD',
   conditions: Record<string, string>,
+  deadline: ReadDeadline,
 ): Promise<{ response: Dispatcher.ResponseData; at: URL }> {
   let at = url;
   for (let redirects = 0; ; redirects++) {
     let response: Dispatcher.ResponseData;
     try {
+      deadline.check();
       response = await connection.request(withoutUserinfo(at), {
         method,
         dispatcher: connection.agent,
+        signal: deadline.signal,
         maxRedirections: 0,
         headers: {
           'user-agent': USER_AGENT,
@@ -238,6 +262,8 @@ async function send(
         },
       });
     } catch (err) {
+      if (err instanceof InputError) throw err;
+      if (deadline.signal.aborted) throw deadline.error();
       const { words, code } = networkFailure(err, connection.options, at);
       throw new InputError('read_error', `${source}: ${words}${code ? ` (${code})` : ''}.`);
     }

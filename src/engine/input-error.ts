@@ -5,6 +5,9 @@ import { displayPath, utf8Name } from './byte-paths.js';
 /** The most a check reads: Node's limit for one file read into memory (2 GiB). */
 export const MAX_FILE_BYTES_TEXT = '2 GiB';
 
+/** The code of local-file.ts's NotRegularFileError (its `kind`: "a named pipe", ...). */
+export const NOT_REGULAR_FILE = 'ERR_NOT_REGULAR_FILE';
+
 /** An input that could not be read; reported on its own line while the run goes on. */
 export class InputError extends Error {
   override name = 'InputError';
@@ -62,6 +65,9 @@ export function inputErrorFrom(err: unknown, source: string, path: string | Buff
       return new InputError('symlink_loop', `${source}: symbolic links that lead back to themselves (or too many in a row); no file at the end.`);
     case 'ERR_FS_FILE_TOO_LARGE':
       return new InputError('file_too_large', `${source}: the file is ${MAX_FILE_BYTES_TEXT} or larger; a check reads files smaller than ${MAX_FILE_BYTES_TEXT}.`);
+    case NOT_REGULAR_FILE:
+      // A symlink to /dev/zero, a FIFO, a device or a folder where a file was named or listed.
+      return new InputError('read_error', `${source}: not a regular file (${(err as { kind?: string }).kind ?? 'not a file'}); only regular files are read.`);
     case 'ENAMETOOLONG':
       return new InputError('read_error', `${shortened(source)}: the path is longer than the system allows (${Buffer.byteLength(source)} bytes).`);
     default:

@@ -4,12 +4,14 @@
 // are listed by s3-source.ts, which loads the AWS SDK only when one appears; an `https://` input
 // is one URL, read by https-source.ts, which loads undici only then (`http://` is refused there).
 import type { Dirent, Stats } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { displayPath, joinBytes, utf8Name, type FsPath } from './byte-paths.js';
 import { resolveLossyPath } from './lossy-path.js';
 import { InputError, inputErrorFrom } from './input-error.js';
 import type { PathFilter } from './path-filter.js';
+import { readRegularFile } from './local-file.js';
+import type { ReadRoom } from './read-budget.js';
 import { httpsInput, isHttpsUrl, isPlainHttpUrl, openHttps, type HttpsConnection, type HttpsObjectRef } from './https-source.js';
 import { expandS3, isS3Url, openS3, type S3Connection, type S3ObjectRef } from './s3-source.js';
 
@@ -33,6 +35,8 @@ export interface ExpandOptions {
   filter?: PathFilter;
   /** false: `-` is a file of that name, not standard input (the library's scan()). Default true. */
   stdin?: boolean;
+  /** One S3 object's or https:// URL's whole read, at most (`--read-timeout`; default READ_DEADLINE_MS, read-deadline.ts). */
+  readTimeoutMs?: number;
 }
 
 /** Inputs are strings, or bytes (a --files-from list's entry that is not valid UTF-8). */
@@ -47,11 +51,11 @@ export async function* expandInputs(inputs: AsyncIterable<FsPath> | Iterable<FsP
       continue;
     }
     if (isS3Url(given)) {
-      yield* expandS3(given, await (s3 ??= openS3()), options.filter);
+      yield* expandS3(given, await (s3 ??= openS3(process.env, options.readTimeoutMs)), options.filter);
       continue;
     }
     if (isHttpsUrl(given) || isPlainHttpUrl(given)) {
-      yield await httpsInput(given, () => (https ??= openHttps()));
+      yield await httpsInput(given, () => (https ??= openHttps({ deadlineMs: options.readTimeoutMs })));
       continue;
     }
     let input = given;
@@ -217,12 +221,13 @@ export async function readStream(stream: NodeJS.ReadableStream): Promise<Buffer>
 }
 
 /** Reads an input's bytes; filesystem failures become an InputError naming the source. */
-export async function readInput(item: InputItem, stdin: NodeJS.ReadableStream): Promise<Uint8Array> {
+export async function readInput(item: InputItem, stdin: NodeJS.ReadableStream, room?: ReadRoom): Promise<Uint8Array> {
   if (item.kind === 'error') throw item.error;
-  // Their errors are InputErrors already, naming the object or URL.
-  if (item.kind === 's3' || item.kind === 'https') return item.object.read();
+  // Their errors are InputErrors already, naming the object or URL. `room`: the read budget's
+  // hold, which their reads grow as their bytes arrive (read-budget.ts).
+  if (item.kind === 's3' || item.kind === 'https') return item.object.read(room);
   try {
-    return item.kind === 'stdin' ? await readStream(stdin) : await readFile(item.path);
+    return item.kind === 'stdin' ? await readStream(stdin) : await readRegularFile(item.path);
   } catch (err) {
     throw inputErrorFrom(err, item.source, item.kind === 'file' ? item.path : item.source);
   }

@@ -11,6 +11,8 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { InputError } from './input-error.js';
 import { MAX_OBJECT_BYTES, objectTooLarge, readObjectBody } from './object-body.js';
+import type { ReadRoom } from './read-budget.js';
+import { startReadDeadline } from './read-deadline.js';
 import type { PathFilter } from './path-filter.js';
 /** Keys per ListObjectsV2 page: S3's own most. */
 const PAGE_KEYS = 1000;
@@ -30,7 +32,8 @@ export interface S3ObjectRef {
    */
   etag?: string;
   size?: number;
-  read(): Promise<Uint8Array>;
+  /** `room`: the read budget's hold, grown as the body is read (read-budget.ts). */
+  read(room?: ReadRoom): Promise<Uint8Array>;
 }
 
 export function isS3Url(input: unknown): input is string {
@@ -73,12 +76,14 @@ function loadSdk(): Promise<Sdk> {
 export interface S3Connection {
   sdk: Sdk;
   client: S3Client;
+  /** One object's whole read, request to last byte (default READ_DEADLINE_MS; `--read-timeout`). */
+  deadlineMs?: number;
 }
 
 /** The client for one run; its sockets do not keep the process alive once idle. */
-export async function openS3(env: NodeJS.ProcessEnv = process.env): Promise<S3Connection> {
+export async function openS3(env: NodeJS.ProcessEnv = process.env, deadlineMs?: number): Promise<S3Connection> {
   const loaded = await loadSdk();
-  return { sdk: loaded, client: makeClient(loaded, env) };
+  return { sdk: loaded, client: makeClient(loaded, env), deadlineMs };
 }
 
 function makeClient({ S3Client }: Sdk, env: NodeJS.ProcessEnv): S3Client {
@@ -155,25 +160,35 @@ export function s3InputError(err: unknown, source: string, bucket: string, env: 
  * An object's bytes, streamed into one buffer sized by its Content-Length, and refused (before
  * or while it is read) when it reaches the 2 GiB a file may not reach either (object-body.ts).
  */
-export async function readObject({ sdk, client }: S3Connection, bucket: string, key: string, env: NodeJS.ProcessEnv = process.env, etag?: string): Promise<Uint8Array> {
+export async function readObject({ sdk, client, deadlineMs }: S3Connection, bucket: string, key: string, env: NodeJS.ProcessEnv = process.env, etag?: string, room?: ReadRoom): Promise<Uint8Array> {
   const source = s3Url(bucket, key);
   const abort = new AbortController();
-  let reply;
+  // The whole read, request and body, within the deadline (read-deadline.ts), as an https:// URL's.
+  const deadline = startReadDeadline(source, deadlineMs);
+  deadline.signal.addEventListener('abort', () => abort.abort(), { once: true });
   try {
-    reply = await client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: key, IfMatch: etag }), { abortSignal: abort.signal });
-  } catch (err) {
-    throw s3InputError(err, source, bucket, env);
+    let reply;
+    try {
+      reply = await client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: key, IfMatch: etag }), { abortSignal: abort.signal });
+    } catch (err) {
+      if (deadline.signal.aborted) throw deadline.error();
+      throw s3InputError(err, source, bucket, env);
+    }
+    const body = reply.Body as unknown as AsyncIterable<Uint8Array> & { destroy?: () => void };
+    return await readObjectBody({
+      source,
+      chunks: body,
+      length: reply.ContentLength,
+      deadline,
+      room,
+      abandon: () => {
+        abort.abort();
+        body.destroy?.();
+      },
+    });
+  } finally {
+    deadline.done();
   }
-  const body = reply.Body as unknown as AsyncIterable<Uint8Array> & { destroy?: () => void };
-  return readObjectBody({
-    source,
-    chunks: body,
-    length: reply.ContentLength,
-    abandon: () => {
-      abort.abort();
-      body.destroy?.();
-    },
-  });
 }
 
 /** The folders a key lies in, below the listed prefix: `a/b/c.jpg` -> `a`, `a/b`. */
@@ -206,7 +221,7 @@ export async function* expandS3(input: string, s3: S3Connection, filter?: PathFi
   const item = (objectKey: string, etag?: string, size?: number): S3Item => ({
     source: s3Url(bucket, objectKey),
     kind: 's3',
-    object: { bucket, key: objectKey, etag, size, read: () => readObject(s3, bucket, objectKey, env, etag) },
+    object: { bucket, key: objectKey, etag, size, read: (room) => readObject(s3, bucket, objectKey, env, etag, room) },
   });
   if (key && !key.endsWith('/')) {
     try {
@@ -266,10 +281,10 @@ export async function* expandS3(input: string, s3: S3Connection, filter?: PathFi
  * One object's bytes, named by its URL (the library's check()): a client of its own, closed
  * once the object is read.
  */
-export async function readS3Url(url: string, env: NodeJS.ProcessEnv = process.env): Promise<Uint8Array> {
+export async function readS3Url(url: string, env: NodeJS.ProcessEnv = process.env, deadlineMs?: number): Promise<Uint8Array> {
   const { bucket, key } = parseS3Url(url);
   if (!key || key.endsWith('/')) throw new InputError('not_found', `${url}: names a bucket or prefix, not an object; check() reads one object (scan() reads every object below a prefix).`);
-  const s3 = await openS3(env);
+  const s3 = await openS3(env, deadlineMs);
   try {
     return await readObject(s3, bucket, key, env);
   } finally {

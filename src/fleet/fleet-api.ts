@@ -1,6 +1,7 @@
 // The distributed scan as functions: what `provenance scan ...` runs and what the library exports
 // (fleet/entry.ts loads this module on the first call). Each opens its own connection to the
 // queue and closes it before it returns.
+import { READ_TIMEOUT_MAX_SECONDS } from '../engine/read-deadline.js';
 import { availableParallelism } from 'node:os';
 import { CheckSelectionError, parseCatalogue, resolveChecks } from '../engine/checks.js';
 import type { FsPath } from '../engine/byte-paths.js';
@@ -103,6 +104,7 @@ const SWEEP_SECONDS = 2;
 
 export async function runScanWorker(options: ScanWorkerOptions = {}): Promise<WorkerSummary> {
   const concurrency = checkBounded('--concurrency', options.concurrency ?? availableParallelism(), { min: 1, max: 256 });
+  const readTimeoutMs = options.readTimeoutSeconds === undefined ? undefined : checkBounded('--read-timeout', options.readTimeoutSeconds, { min: 1, max: READ_TIMEOUT_MAX_SECONDS }) * 1000;
   const runner = poolRunner(scanWorkers(concurrency), process.stdin);
   try {
     return await withFleet(
@@ -116,6 +118,7 @@ export async function runScanWorker(options: ScanWorkerOptions = {}): Promise<Wo
           log: options.onLog ?? (() => {}),
           untilEmpty: options.untilEmpty,
           pollSeconds: options.pollSeconds,
+          readTimeoutMs,
         }),
       // Connections: a claim or a write per batch in hand, their lease renewals, pg-boss's sweep.
       { supervise: { intervalSeconds: SWEEP_SECONDS }, max: 6 },

@@ -54,6 +54,12 @@ export interface ScanWorkerOptions extends QueueOptions {
   onLog?: (line: string) => void;
   /** Seconds between looks at an empty queue (default 1). */
   pollSeconds?: number;
+  /**
+   * The longest one S3 object or https:// URL may take to read, request to last byte, in seconds
+   * (1 to 3,600; default 120). A batch whose read is still going 30 s past it is let go: its
+   * lease is no longer renewed, so another worker takes it.
+   */
+  readTimeoutSeconds?: number;
 }
 
 /** One input of a scan as `scan results` gives it: its `check --json` line once finished. */

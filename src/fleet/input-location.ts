@@ -58,7 +58,7 @@ export async function itemOf(source: string, location: InputLocation, connection
   if ('pathBytes' in location) return { source, kind: 'file', path: Buffer.from(location.pathBytes, 'base64') };
   if ('s3' in location) {
     const { bucket, key, etag, size } = location.s3;
-    return { source, kind: 's3', object: { bucket, key, etag, size, read: async () => readObject(await connections.s3(), bucket, key, process.env, etag) } };
+    return { source, kind: 's3', object: { bucket, key, etag, size, read: async (room) => readObject(await connections.s3(), bucket, key, process.env, etag, room) } };
   }
   if ('url' in location) return httpsInput(location.url, connections.https);
   // A listing error: a retry reads the path again if it had one, else it is the same error.

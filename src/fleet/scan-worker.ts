@@ -17,13 +17,14 @@ import { hostname } from 'node:os';
 import { trustListFiles } from '../config/trust-lists.js';
 import type { DetectOptions } from '../engine/detect.js';
 import { openHttps, type HttpsConnection } from '../engine/https-source.js';
+import { READ_DEADLINE_MS } from '../engine/read-deadline.js';
 import { openS3, type S3Connection } from '../engine/s3-source.js';
 import type { Outcome, PoolRunner } from '../library/checker.js';
 import { scanWindow } from '../library/scan-pool.js';
 import { packageDataFile } from '../media/package-data.js';
 import type { ErrorInfo } from '../types.js';
 import type { FleetConnection } from './fleet-connection.js';
-import { batchesLeft, claim, holdLease, type ClaimedBatch } from './batch-claims.js';
+import { batchesLeft, claim, holdLease, InputReads, type ClaimedBatch } from './batch-claims.js';
 import type { ScanCheckOptions } from './batch-jobs.js';
 import { BATCH_QUEUE, DEAD_QUEUE, DEFAULT_LEASE_SECONDS, MAX_INPUT_STARTS, SCAN_SCHEMA } from './fleet-settings.js';
 import { identityOf } from './input-identity.js';
@@ -47,6 +48,8 @@ export interface WorkerPlan {
   id?: string;
   /** Stop once no batch is waiting (the bench's runs; tests). */
   untilEmpty?: boolean;
+  /** One S3 object's or https:// URL's whole read, at most (`--read-timeout`; default READ_DEADLINE_MS). */
+  readTimeoutMs?: number;
 }
 
 /** The longest wait between two tries of a queue that does not answer. */
@@ -72,7 +75,13 @@ export async function runWorker(plan: WorkerPlan): Promise<WorkerSummary> {
   const before = await writtenUnder(plan.fleet, id).catch(() => undefined);
   let s3: Promise<S3Connection> | undefined;
   let https: Promise<HttpsConnection> | undefined;
-  const connections: SourceConnections = { s3: () => (s3 ??= openS3()), https: () => (https ??= openHttps()) };
+  const readTimeoutMs = plan.readTimeoutMs ?? READ_DEADLINE_MS;
+  const connections: SourceConnections = {
+    s3: () => (s3 ??= openS3(process.env, readTimeoutMs)),
+    https: () => (https ??= openHttps({ deadlineMs: readTimeoutMs })),
+  };
+  /** The reads in this thread under way, by batch: a batch with one stuck past its deadline is let go (holdLease). */
+  const reads = new InputReads(readTimeoutMs);
   const toldEngine = new Set<string>();
   /** While the queue does not answer: since when, and the next wait (doubling to OUTAGE_WAIT_MAX_MS). */
   let outage: { since: number; waitMs: number } | undefined;
@@ -140,14 +149,14 @@ export async function runWorker(plan: WorkerPlan): Promise<WorkerSummary> {
       let lease: { stop(): void } | undefined;
       try {
         const scan = await scanRow(plan.fleet, job.data.scan);
-        lease = holdLease(plan.fleet, job.id, scan?.leaseSeconds ?? DEFAULT_LEASE_SECONDS, (line) => plan.log(line));
+        lease = holdLease(plan.fleet, job.id, scan?.leaseSeconds ?? DEFAULT_LEASE_SECONDS, (line) => plan.log(line), reads);
         if (retry) while (running > 1) await idle.wait(UNTIL_EMPTY_POLL_MS);
         if (scan && scan.state !== 'cancelled') {
           if (scan.engine !== plan.engine && !toldEngine.has(scan.name)) {
             toldEngine.add(scan.name);
             plan.log(`scan ${scan.name} was started by another build of provenance (engine ${scan.engine}; this worker: ${plan.engine}); its results may differ from this worker's.`);
           }
-          await runBatch(plan, id, scan, job, connections, onDispatched, summary);
+          await runBatch(plan, id, scan, job, connections, onDispatched, summary, (source) => reads.begin(job!.id, source));
         }
         await plan.fleet.boss.complete(BATCH_QUEUE, job.id);
         summary.batches++;
@@ -237,17 +246,26 @@ async function runBatch(
   connections: SourceConnections,
   onDispatched: () => void,
   tally: WorkerSummary,
+  reading: (source: string) => () => void,
 ): Promise<void> {
   const writer = new ResultWriter(plan.fleet, scan.name, id);
   try {
-    await writeBatch(plan, scan, job, connections, onDispatched, writer);
+    await writeBatch(plan, scan, job, connections, onDispatched, writer, reading);
   } finally {
     tally.inputs += writer.written;
     tally.failed += writer.failed;
   }
 }
 
-async function writeBatch(plan: WorkerPlan, scan: ScanRow, job: ClaimedBatch, connections: SourceConnections, onDispatched: () => void, writer: ResultWriter): Promise<void> {
+async function writeBatch(
+  plan: WorkerPlan,
+  scan: ScanRow,
+  job: ClaimedBatch,
+  connections: SourceConnections,
+  onDispatched: () => void,
+  writer: ResultWriter,
+  reading: (source: string) => () => void,
+): Promise<void> {
   const { fleet } = plan;
   // The C2PA lists are this machine's (paths differ between machines; updated lists too).
   const { c2paLists, ...stored }: ScanCheckOptions = scan.options;
@@ -261,7 +279,7 @@ async function writeBatch(plan: WorkerPlan, scan: ScanRow, job: ClaimedBatch, co
     const window = scanWindow();
     const inFlight = new Set<Promise<void>>();
     for (const row of rows) {
-      const running = checkRow(plan.runner, row, options, connections).then(([outcome, identity]) => writer.add(row.seq, outcome, identity));
+      const running = checkRow(plan.runner, row, options, connections, reading).then(([outcome, identity]) => writer.add(row.seq, outcome, identity));
       inFlight.add(running);
       void running.finally(() => inFlight.delete(running)).catch(() => {});
       if (inFlight.size >= window) await Promise.race(inFlight);
@@ -288,7 +306,7 @@ async function writeBatch(plan: WorkerPlan, scan: ScanRow, job: ClaimedBatch, co
         }
         continue; // finished meanwhile by another worker
       }
-      const [outcome, identity] = await checkRow(plan.runner, row, options, connections);
+      const [outcome, identity] = await checkRow(plan.runner, row, options, connections, reading);
       await writer.add(row.seq, outcome, identity);
       await writer.flush();
     }
@@ -297,10 +315,16 @@ async function writeBatch(plan: WorkerPlan, scan: ScanRow, job: ClaimedBatch, co
 }
 
 /** One input through the pool, with the identity of the file as it was just before it was read. */
-async function checkRow(runner: PoolRunner, row: InputRow, options: DetectOptions, connections: SourceConnections): Promise<[Outcome, string | null]> {
+async function checkRow(
+  runner: PoolRunner,
+  row: InputRow,
+  options: DetectOptions,
+  connections: SourceConnections,
+  reading: (source: string) => () => void,
+): Promise<[Outcome, string | null]> {
   const item = await itemOf(row.source, row.location, connections);
   const identity = await identityOf(item);
-  return [await runner.check(item, options), identity];
+  return [await runner.check(item, options, reading), identity];
 }
 
 /**

@@ -1,8 +1,8 @@
 // check(): one file, in this thread, as `provenance check FILE` does it (no worker start-up): the
 // input read here, then check-bytes.ts, the step from bytes to a result that the CLI shares.
-import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { inputErrorFrom } from '../engine/input-error.js';
+import { readRegularFile } from '../engine/local-file.js';
 import { isHttpsUrl, isPlainHttpUrl, readHttpsUrl } from '../engine/https-source.js';
 import { isS3Url, readS3Url } from '../engine/s3-source.js';
 import { detectorsBody } from '../detectors/catalogue.js';
@@ -12,6 +12,7 @@ import { verdictOf } from '../verdict/verdict.js';
 import { abortReason } from './abort.js';
 import { checkBytes } from './check-bytes.js';
 import { detectOptions, type CommonOptions } from './options.js';
+import { validateReadTimeout } from './validate.js';
 
 /** A file's path (or file: URL), an S3 object's `s3://bucket/key`, an `https://` URL, its bytes, or a readable stream (Node or web) of them. */
 export type CheckInput = string | URL | Uint8Array | AsyncIterable<Uint8Array | string>;
@@ -27,19 +28,19 @@ async function readAll(stream: AsyncIterable<Uint8Array | string>, signal?: Abor
   return Buffer.concat(chunks);
 }
 
-async function bytesOf(input: CheckInput, signal?: AbortSignal): Promise<Uint8Array> {
+async function bytesOf(input: CheckInput, signal?: AbortSignal, readTimeoutMs?: number): Promise<Uint8Array> {
   if (input instanceof Uint8Array) return input;
   const remote = input instanceof URL && input.protocol !== 'file:' ? input.href : input;
   if (isS3Url(remote) || isHttpsUrl(remote) || isPlainHttpUrl(remote)) {
     // http:// is refused there, before any request.
-    const bytes = await (isS3Url(remote) ? readS3Url(remote) : readHttpsUrl(remote));
+    const bytes = await (isS3Url(remote) ? readS3Url(remote, process.env, readTimeoutMs) : readHttpsUrl(remote, { deadlineMs: readTimeoutMs }));
     signal?.throwIfAborted();
     return bytes;
   }
   if (typeof input === 'string' || input instanceof URL) {
     const path = typeof input === 'string' ? input : fileURLToPath(input);
     try {
-      return await readFile(path, { signal });
+      return await readRegularFile(path, { signal });
     } catch (err) {
       if (signal?.aborted) throw abortReason(signal);
       // not_found, permission_denied, ...: the same InputError (and words) as the CLI's.
@@ -63,8 +64,9 @@ async function bytesOf(input: CheckInput, signal?: AbortSignal): Promise<Uint8Ar
 export async function check(input: CheckInput, options: CheckOptions = {}): Promise<CheckedResult> {
   const { signal } = options;
   const detectWith = detectOptions(options);
+  const readTimeoutMs = validateReadTimeout(options.readTimeoutMs);
   signal?.throwIfAborted();
-  const bytes = await bytesOf(input, signal);
+  const bytes = await bytesOf(input, signal, readTimeoutMs);
   const result = await checkBytes(bytes, detectWith, signal);
   // The C2PA details this thread's engine linked to the claims are read by verdictOf(); the XMP's
   // source type as the CLI reads it (an AI type no check read is an unsigned record there too).

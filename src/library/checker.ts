@@ -6,7 +6,7 @@ import { newCheckId } from '../engine/ids.js';
 import { httpsVersion } from '../engine/https-source.js';
 import { InputError } from '../engine/input-error.js';
 import { readInput, type InputItem } from '../engine/inputs.js';
-import { holdRead, objectBudget } from '../engine/read-budget.js';
+import { holdRead, objectBudget, type ReadHold } from '../engine/read-budget.js';
 import type { DetectPool } from '../engine/pool.js';
 import type { ndjsonLine as NdjsonLine, objectIdentity as ObjectIdentity, ScanCache } from '../engine/scan-cache.js';
 import { checkBytes } from './check-bytes.js';
@@ -59,7 +59,8 @@ export function inProcessChecker(options: DetectOptions, stdin: NodeJS.ReadableS
  * run (poolChecker), a distributed scan's worker one per scan it takes batches of (fleet/).
  */
 export interface PoolRunner {
-  check(item: InputItem, options: DetectOptions): Promise<Outcome>;
+  /** `reading`: told when an S3 object's or https:// URL's read in this thread begins; what it returns, when it ends (a scan worker's InputReads). */
+  check(item: InputItem, options: DetectOptions, reading?: (source: string) => () => void): Promise<Outcome>;
   close(): Promise<void>;
 }
 
@@ -72,18 +73,22 @@ export function poolRunner(size: number, stdin: NodeJS.ReadableStream): PoolRunn
   // (ReadBudget): a run's window of results in flight does not become as many objects in memory.
   const objects = objectBudget();
   return {
-    async check(item, options) {
-      let release: (() => void) | undefined;
+    async check(item, options, reading) {
+      let release: ReadHold | undefined;
+      let readEnds: (() => void) | undefined;
       try {
         if (item.kind === 'error') throw item.error;
         release = await holdRead(objects, item);
-        const input = item.kind === 'file' ? { path: item.path } : { bytes: await readInput(item, stdin) };
+        if (item.kind !== 'file') readEnds = reading?.(item.source);
+        const input = item.kind === 'file' ? { path: item.path } : { bytes: await readInput(item, stdin, release?.room) };
+        readEnds?.();
         const checked = await pool.run({ source: item.source, hints: true, ...input }, options);
         attachDetails(checked.result, checked.details);
         return { source: item.source, ok: true, ...checked };
       } catch (err) {
         return failed(item.source, err);
       } finally {
+        readEnds?.();
         release?.();
       }
     },

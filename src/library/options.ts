@@ -24,6 +24,12 @@ export interface CommonOptions {
    * `--catalogue hosted`); `generator_metadata` and `invisible_watermark` are then unknown ids.
    * Default `'full'`: every detector. */
   catalogue?: CatalogueName;
+  /**
+   * The longest one `s3://` object or `https://` URL may take to read, from its first request to
+   * its last byte, in milliseconds (default 120,000; the CLI's `--read-timeout`). Past it the
+   * read is stopped and the input fails with a `read_error` InputError.
+   */
+  readTimeoutMs?: number;
 }
 
 export function detectOptions(options: CommonOptions): DetectOptions {

@@ -6,14 +6,14 @@ import type { DetectOptions } from '../engine/detect.js';
 import { InputError } from '../engine/input-error.js';
 import { expandInputs, type InputItem } from '../engine/inputs.js';
 import { makePathFilter } from '../engine/path-filter.js';
-import { holdRead, objectBudget, type ReadBudget } from '../engine/read-budget.js';
+import { holdRead, objectBudget, type ReadBudget, type ReadHold } from '../engine/read-budget.js';
 import type { DetectPool } from '../engine/pool.js';
 import type { CheckedResult } from '../types.js';
 import { verdictOf } from '../verdict/verdict.js';
 import { abortReason, unlessAborted } from './abort.js';
 import { detectOptions, type CommonOptions } from './options.js';
 import { openScanPool, scanWindow } from './scan-pool.js';
-import { validateConcurrency, validateFlag, validateGlobs, validateInputs } from './validate.js';
+import { validateConcurrency, validateFlag, validateGlobs, validateInputs, validateReadTimeout } from './validate.js';
 
 export interface ScanOptions extends CommonOptions {
   /** Globs a file found in a folder must match (`*.jpg`; with a slash, the path below the folder). Named files are always checked. */
@@ -83,7 +83,8 @@ export function scan(inputs: ScanInputs, options: ScanOptions = {}): AsyncGenera
   const caseSensitive = validateFlag(options.caseSensitive, 'caseSensitive');
   const filter = makePathFilter(validateGlobs(options.include, 'include'), validateGlobs(options.exclude, 'exclude'), { caseSensitive });
   validateInputs(inputs);
-  return run(typeof inputs === 'string' ? [inputs] : inputs, { detectWith, concurrency, filter, signal: options.signal });
+  const readTimeoutMs = validateReadTimeout(options.readTimeoutMs);
+  return run(typeof inputs === 'string' ? [inputs] : inputs, { detectWith, concurrency, filter, signal: options.signal, readTimeoutMs });
 }
 
 interface Run {
@@ -91,6 +92,7 @@ interface Run {
   concurrency: number;
   filter: ReturnType<typeof makePathFilter>;
   signal?: AbortSignal;
+  readTimeoutMs?: number;
 }
 
 async function* run(inputs: Iterable<string> | AsyncIterable<string>, r: Run): AsyncGenerator<ScanEntry, void, undefined> {
@@ -101,7 +103,7 @@ async function* run(inputs: Iterable<string> | AsyncIterable<string>, r: Run): A
   // for the next result ends with the abort reason.
   const onAbort = () => void pool.close();
   signal?.addEventListener('abort', onAbort, { once: true });
-  const walk = expandInputs(inputs, { filter: r.filter, stdin: false });
+  const walk = expandInputs(inputs, { filter: r.filter, stdin: false, readTimeoutMs: r.readTimeoutMs });
   // Per core, not per worker, as in `provenance check`: the concurrency asked for cannot make
   // memory grow while results wait for their turn in input order.
   const limit = scanWindow();
@@ -125,10 +127,10 @@ async function checkItem(pool: DetectPool, item: InputItem, options: DetectOptio
   if (item.kind === 'stdin') throw new Error('scan: standard input is not an input here');
   // An S3 object or https:// URL is read here (s3-source.ts, https-source.ts), within the scan's
   // budget; its bytes go to the worker.
-  let release: (() => void) | undefined;
+  let release: ReadHold | undefined;
   try {
     release = await holdRead(objects, item);
-    const input = item.kind === 'file' ? { path: item.path } : { bytes: await item.object.read() };
+    const input = item.kind === 'file' ? { path: item.path } : { bytes: await item.object.read(release?.room) };
     // The worker posts the C2PA details beside the result (a structured clone drops the link).
     const { result, details, hints } = await pool.run({ source: item.source, hints: true, ...input }, options);
     return { source: item.source, ok: true, result: Object.assign(result, { verdict: verdictOf(result, details, hints) }) };

@@ -17,6 +17,12 @@ export function validateConcurrency(n: number | undefined): void {
   if (n !== undefined && (!Number.isInteger(n) || n < 1 || n > 256)) throw new RangeError('concurrency must be a whole number from 1 to 256.');
 }
 
+/** `readTimeoutMs`: whole milliseconds from 1 to an hour (the CLI's --read-timeout, in seconds). */
+export function validateReadTimeout(ms: number | undefined): number | undefined {
+  if (ms !== undefined && (!Number.isInteger(ms) || ms < 1 || ms > 3_600_000)) throw new RangeError('readTimeoutMs must be a whole number of milliseconds from 1 to 3600000.');
+  return ms;
+}
+
 export function validateFlag(value: boolean | undefined, name: string): boolean | undefined {
   if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`${name} must be true or false.`);
   return value;

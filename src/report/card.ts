@@ -25,6 +25,8 @@ export interface CardExtras {
   details?: C2paDetails;
   /** The CLI's unsigned hints for the file (XMP), shown as the terminal shows them. */
   hints?: Hints;
+  /** Pictures left out and why (over the pixel bound, past the time limit: report/extras.ts). */
+  picturesNote?: string;
 }
 
 export interface CardOptions {
@@ -156,6 +158,9 @@ export function detailCard(source: string, result: DetectionResult, extras: Card
   const hints = hintLines(extras.hints, plain).map((l) => l.trim().replace(/^xmp hint\s+/, ''));
   if (hints.length) {
     sections.push(`<section class="check hint" aria-label="xmp hint"><h4>xmp hint</h4><p class="head">${esc(printable(hints[0]!))}</p>${hints.slice(1).map((l) => `<p class="dim">${esc(printable(l))}</p>`).join('')}</section>`);
+  }
+  if (extras.picturesNote) {
+    sections.push(`<section class="check pictures" aria-label="pictures"><h4>pictures</h4><p class="dim">${esc(extras.picturesNote)}</p></section>`);
   }
   if (planned.length) {
     sections.push(`<section class="check planned" aria-label="planned checks"><h4>planned</h4><p class="dim">${esc(planned.map((m) => m.check).join(', '))}: not available yet</p></section>`);

@@ -2,8 +2,11 @@
 // worker but one; an idle worker is lent over the share only while no one waits; a waiter under
 // its share goes before an account at its share, whatever the arrival order; and
 // `--detect-timeout` takes whole seconds from 1 to 600.
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { createDetectRunner } from '../../src/daemon/media/detect-pool.js';
 import { DetectTurns, perAccountTurns } from '../../src/daemon/media/detect-turns.js';
+import { tinyJpeg } from '../fixtures/make.js';
 import { parseDetectTimeout } from '../../src/daemon/media/detect-timeout-flag.js';
 
 /** A detect that runs until `finish()`; `turn` says how it started (undefined while it waits). */
@@ -95,4 +98,36 @@ describe('--detect-timeout', () => {
     expect(parseDetectTimeout('600')).toBe(600_000);
     for (const bad of ['0', '601', '1.5', '-1', '', 'ten']) expect(() => parseDetectTimeout(bad), bad).toThrow(/from 1 to 600/);
   });
+});
+
+// Issue 40 item 5: the Verify page's card pictures run in a turn of the account's own, as its
+// detects do, and with the detect time limit: on a real pool (the built worker), an account's
+// pictures wait for its detect to end, and the signal they get aborts at --detect-timeout.
+describe('DetectRunner.pictures', () => {
+  it.skipIf(!existsSync(new URL('../../dist/detect-worker.js', import.meta.url)))(
+    "waits for the account's turn, and aborts its signal at the time limit",
+    async () => {
+      const runner = await createDetectRunner({ size: 1, timeoutMs: 3000, holdFor: () => 1500 });
+      try {
+        const order: string[] = [];
+        const detect = runner.detect(tinyJpeg(), ['c2pa'], { account: 'a' }).then(() => order.push('detect'));
+        await new Promise((r) => setTimeout(r, 200)); // the detect holds the one turn
+        const pictures = runner.pictures('a', async (signal) => {
+          order.push('pictures');
+          expect(signal.aborted).toBe(false);
+          await new Promise((r) => setTimeout(r, 3500));
+          return signal.aborted;
+        });
+        await new Promise((r) => setTimeout(r, 200));
+        expect(order).toEqual([]); // still behind the detect, in the queue of turns
+        expect(runner.waitingTurns()).toBe(1);
+        expect(await pictures).toBe(true); // past the 3 s limit: aborted
+        await detect;
+        expect(order).toEqual(['pictures', 'detect']); // (the detect's turn ends before its caller hears of it)
+      } finally {
+        await runner.close();
+      }
+    },
+    30_000,
+  );
 });

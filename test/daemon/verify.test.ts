@@ -7,7 +7,8 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { tmpdir } from 'node:os';
-import { makePki, signC2pa, tinyJpeg } from '../fixtures/make.js';
+import sharp from 'sharp';
+import { makePki, signC2pa, simpleManifest, tinyJpeg } from '../fixtures/make.js';
 import { actionsManifest, created, IPTC } from '../helpers/explained.js';
 import { CORPUS_FILES, HAS_CORPUS, loadExpected } from '../helpers/corpus.js';
 import { csrfOf, signIn, webApp, type WebApp, type WebClient } from './signin-helpers.js';
@@ -96,6 +97,37 @@ describe('the Verify page', () => {
     );
     expect(r.body.result.matches[0].claims).toMatchObject({ ai_generated: false });
     expect(r.body.result).not.toHaveProperty('verdict');
+  });
+
+  // Issue 40 item 5: the card's pictures are made within the daemon's limits, from bounded
+  // decodes: a manifest's thumbnails over 3,072 x 3,072 are not decoded, and the card says so.
+  it("a manifest's huge thumbnails are not decoded: the card names them in a note, the small one is drawn", async () => {
+    const { c, csrf } = await signedIn('huge-thumbs@example.com');
+    const pkiDir = mkdtempSync(join(tmpdir(), 'prov-verify-thumbs-'));
+    onTestFinished(() => rmSync(pkiDir, { recursive: true, force: true }));
+    const pki = makePki(pkiDir);
+    const png = async (side: number) => new Uint8Array(await sharp({ create: { width: side, height: side, channels: 3, background: { r: 9, g: 99, b: 199 } } }).png().toBuffer());
+    const [huge, small] = [await png(3200), await png(120)];
+    const manifest = {
+      ...simpleManifest('thumbs.jpg', 'image/jpeg'),
+      ingredients: [
+        { title: 'huge.png', format: 'image/png', relationship: 'componentOf', thumbnail: { format: 'image/png', identifier: 'huge.png' } },
+        { title: 'small.png', format: 'image/png', relationship: 'componentOf', thumbnail: { format: 'image/png', identifier: 'small.png' } },
+      ],
+    };
+    const file = await signC2pa(tinyJpeg({ seed: 53 }), 'image/jpeg', manifest, pki, {
+      thumbnail: { format: 'image/png', bytes: huge },
+      resources: [
+        { id: 'huge.png', bytes: huge },
+        { id: 'small.png', bytes: small },
+      ],
+    });
+    const r = await send(c, file, { 'x-csrf-token': csrf, 'x-file-name': 'thumbs.jpg' });
+    expect(r.status).toBe(200);
+    expect(r.body.html).toContain('<p class="dim">2 pictures over 3,072 x 3,072 pixels, not decoded (3,200 x 3,200 pixels)</p>');
+    expect(r.body.html).not.toMatch(/class="claim-thumb"/);
+    expect(r.body.html.match(/<img class="ing-thumb" src="data:image\/webp/g)).toHaveLength(1);
+    expect(r.body.html).toMatch(/<img class="file-thumb" src="data:image\/webp/);
   });
 
   it('refused requests count nothing: no CSRF token, a wrong one, an empty file', async () => {

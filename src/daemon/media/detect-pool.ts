@@ -57,7 +57,26 @@ export interface DetectRunner {
   waitingTurns(): number;
   /** Detects stopped at the time limit since the start (/metrics). */
   timeouts(): number;
+  /**
+   * Runs `work` (the Verify page's card pictures, made in this thread from bounded decodes) in a
+   * turn of `account`'s own share, as its detects take theirs, so one account's pictures wait
+   * behind its other work rather than beside another account's; `signal` aborts at the time
+   * limit (`--detect-timeout`), after which `work` starts nothing more.
+   */
+  pictures<T>(account: string, work: (signal: AbortSignal) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+}
+
+/** `work` given a signal that aborts after `ms` (its timer never keeps the process alive). */
+async function withinTime<T>(ms: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const limit = new AbortController();
+  const timer = setTimeout(() => limit.abort(), ms);
+  timer.unref();
+  try {
+    return await work(limit.signal);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export interface PoolOptions {
@@ -99,6 +118,7 @@ export async function createDetectRunner(options: PoolOptions = {}): Promise<Det
       // The main thread cannot be stopped mid-check: no time limit, and no turns to take there.
       waitingTurns: () => 0,
       timeouts: () => 0,
+      pictures: (_account, work) => withinTime(options.timeoutMs ?? DEFAULT_DETECT_TIMEOUT_MS, work),
       close: async () => {
         closed = true;
       },
@@ -149,6 +169,7 @@ export async function createDetectRunner(options: PoolOptions = {}): Promise<Det
     load: () => pool.load,
     waitingTurns: () => turns.waiting,
     timeouts: () => timeouts,
+    pictures: (account, work) => turns.run(account, () => withinTime(pool.timeoutMs, work), false),
     close: () => pool.close(),
   };
 }

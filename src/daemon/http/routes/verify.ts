@@ -160,9 +160,21 @@ export function verifyRoutes(app: FastifyInstance, web: Web): void {
           pixels?.release();
         }
         const name = fileName(request.headers['x-file-name']);
+        // The card's pictures run inside the daemon's limits, as the detect did (issue 40: eleven
+        // 20,000 x 20,000 PNG thumbnails in one manifest took a daemon to 1.5 GB): a turn of the
+        // account's, the time limit, each decode bounded (media/thumbnail.ts) and its bytes taken
+        // from the media budget first. A picture left out is named in the card's note.
+        const holdPicture = async (cost: number, make: () => Promise<string | undefined>) => {
+          const hold = await holdMedia(mediaBudget, request, cost, body);
+          try {
+            return await make();
+          } finally {
+            hold.release();
+          }
+        };
         // Without its pictures the card still tells the result (the call is counted): answer
         // it, and say in the log why they are missing.
-        const extras = await cardExtras(bytes, result, { trust: services.trust }).catch((err: unknown) => {
+        const extras = await pool.pictures(account.id, (signal) => cardExtras(bytes, result, { trust: services.trust, limits: { signal, around: holdPicture } })).catch((err: unknown) => {
           request.log.error({ err }, "verify: the card's pictures could not be made");
           return {};
         });

@@ -10,6 +10,7 @@ import { aiIngredientOf, aiSignal, c2paDetails, sourceTypeTerm, type C2paDetails
 import { MIDJOURNEY_GUID_WHERE } from '../detectors/generator-midjourney.js';
 import type { DetectionResult, EvidenceKind, Match, Verdict, VerdictEvidence } from '../types.js';
 import { payloadName, toolDisplayName, UNNAMED_TOOL } from './maker-names.js';
+import { CAPTURED_WITH, readSignals } from './signal-verdict.js';
 
 /** Strongest first (types.ts EvidenceKind). */
 const RANK: Record<EvidenceKind, number> = { signed_manifest: 0, novelai_signature: 1, pixel_mark: 2, unsigned_record: 3 };
@@ -31,6 +32,14 @@ function c2paEvidence(match: Match, details: C2paDetails | undefined): VerdictEv
   const evidence: Omit<VerdictEvidence, 'detail'> = { kind: intact ? 'signed_manifest' : 'unsigned_record', check: 'c2pa', says: 'not_stated' };
   const detail = intact ? 'signed C2PA manifest' : 'C2PA manifest whose credential is INVALID';
   if (!claims) return { ...evidence, detail };
+  const maker = c2paMaker(match, details);
+  // The C2PA signals first (signal-verdict.ts); where they say nothing, the rules below.
+  const reading = readSignals(details?.signals, { trusted: intact && claims.validation?.state === 'trusted', product: details?.device ?? maker });
+  if (reading) {
+    evidence.says = reading.says;
+    if (reading.content) evidence.content = reading.content;
+    return ordered(evidence, maker, detail);
+  }
   const signal = aiSignal(claims, details?.sourceTypeAction);
   const ingredient = signal?.ai ? undefined : aiIngredientOf(details?.ingredients);
   if (signal?.ai) {
@@ -44,7 +53,7 @@ function c2paEvidence(match: Match, details: C2paDetails | undefined): VerdictEv
     evidence.says = 'not_ai';
     evidence.content = `a ${sourceTypeTerm(signal.type)}`;
   }
-  return ordered(evidence, c2paMaker(match, details), detail);
+  return ordered(evidence, maker, detail);
 }
 
 /** kind, check, says, maker, content, detail: the order the JSON shows them in. */
@@ -129,8 +138,9 @@ export function verdictOf(result: Pick<DetectionResult, 'matches'>, details?: C2
   // A watermark names a model family, a record or a manifest the tool: the tool first.
   const named = ai.length ? [...ai.filter((e) => e.kind !== 'pixel_mark'), ...ai.filter((e) => e.kind === 'pixel_mark')] : evidence;
   const maker = named.find((e) => e.maker)?.maker;
+  const mayContain = !ai.length && evidence.some((e) => e.says === 'may_contain');
   const verdict: Verdict = {
-    ai: ai[0]?.says === 'contains' ? 'contains' : ai.length ? 'generated' : 'none_found',
+    ai: ai[0]?.says === 'contains' ? 'contains' : ai.length ? 'generated' : mayContain ? 'may_contain' : 'none_found',
     ...(maker ? { maker } : {}),
     evidence,
   };
@@ -148,6 +158,12 @@ export function verdictOf(result: Pick<DetectionResult, 'matches'>, details?: C2
  * proves nothing)". Raw: it carries names from the file, so callers escape it.
  */
 export function verdictLine(verdict: Verdict): string {
+  if (verdict.ai === 'may_contain') {
+    const may = verdict.evidence.find((e) => e.says === 'may_contain')!;
+    return `May contain AI-generated content: ${[may.maker, may.content].filter(Boolean).join(', ')} (${may.detail})`;
+  }
+  const captured = verdict.ai === 'none_found' ? verdict.evidence.find((e) => e.says === 'not_ai' && e.content?.startsWith(CAPTURED_WITH)) : undefined;
+  if (captured) return `Captured ${captured.content!.slice(CAPTURED_WITH.length - 'with '.length)} (${captured.detail})`;
   const top = verdict.evidence.find(saysAi);
   if (verdict.ai === 'none_found' || !top) return 'No AI marker found (that proves nothing)';
   if (verdict.ai === 'contains') {

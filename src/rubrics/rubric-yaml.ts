@@ -220,18 +220,21 @@ class Reader {
     if (literal) {
       text = content.join('\n');
     } else {
-      // Folded: lines joined by a space, blank lines and more-indented lines kept as newlines.
-      text = '';
-      for (let k = 0; k < content.length; k += 1) {
-        const cur = content[k]!;
-        if (k === 0) {
-          text = cur;
+      // Folded: lines joined by a space; n empty lines between are n newlines; around a
+      // more-indented line the line break itself is kept too.
+      const moreIndented = (line: string) => line.startsWith(' ') || line.startsWith('\t');
+      text = content[0] ?? '';
+      let prev = text;
+      let blanks = 0;
+      for (const cur of content.slice(1)) {
+        if (cur === '') {
+          blanks += 1;
           continue;
         }
-        const prev = content[k - 1]!;
-        const moreIndented = (s: string) => s.startsWith(' ') || s.startsWith('\t');
-        if (cur === '' || prev === '' || moreIndented(cur) || moreIndented(prev)) text += `\n${cur}`;
-        else text += ` ${cur}`;
+        const kept = moreIndented(prev) || moreIndented(cur);
+        text += (kept ? '\n' : blanks ? '' : ' ') + '\n'.repeat(blanks) + cur;
+        prev = cur;
+        blanks = 0;
       }
     }
     if (content.length === 0) return chomp === '+' ? '\n'.repeat(trailing) : '';

@@ -2,6 +2,7 @@
 // crJSON, and the C2PA Asset Rubrics evaluated over it (src/rubrics). Shared by `check --crjson`
 // / `check --rubric` (commands/c2pa-output.ts) and the library's crJson() and rubric().
 import { readCrJson } from '../detectors/c2pa.js';
+import { trustAnchorsPem } from './trust-anchors.js';
 import { sniffMediaType } from '../media/sniff.js';
 import type { ConformanceOutput } from '../rubrics/conformance.js';
 import { isRubricName, loadRubric, RUBRIC_NAMES, type RubricName } from '../rubrics/rubric-files.js';
@@ -30,4 +31,18 @@ export async function rubricOutput(crJson: unknown, name: RubricName): Promise<S
   }
   const { evaluateConformance } = await import('../rubrics/conformance.js');
   return evaluateConformance(crJson, loadRubric(name));
+}
+
+/** Options of the library's crJson() and rubric(). */
+export interface CrJsonOptions {
+  /** C2PA trust anchors: PEM text or the path of a PEM file (as check()'s `trustAnchors`). */
+  trustAnchors?: string;
+  signal?: AbortSignal;
+}
+
+/** The library's crJson(): the file's crJSON document, or null when it carries no manifest. */
+export async function crJsonOfBytes(bytes: Uint8Array, options: CrJsonOptions = {}): Promise<Record<string, unknown> | null> {
+  const text = await crJsonText(bytes, { trustAnchorsPem: trustAnchorsPem(options.trustAnchors) });
+  options.signal?.throwIfAborted();
+  return text === undefined ? null : (JSON.parse(text) as Record<string, unknown>);
 }

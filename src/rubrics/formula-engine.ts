@@ -11,6 +11,12 @@ export interface RubricEngine {
   engine: JsonFormula;
   /** The rubric's `variables` (each name starts with `$`), passed as globals to every search. */
   variables: Record<string, unknown>;
+  /**
+   * `engine.search(expression, data, variables)`, with the expression compiled once per engine
+   * (the evaluators compile it on every search; the answer is the same, the parse is not repeated
+   * for each manifest and file).
+   */
+  search(expression: string, data: unknown): unknown;
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -94,5 +100,15 @@ export function createRubricEngine(metadata: RubricMetadata): RubricEngine {
     };
     custom[name] = { _func: run, _signature: Array.from({ length: arity }, () => ({ types: [dataTypes.TYPE_ANY] })) };
   }
-  return { engine: new JsonFormula(custom, null, []), variables };
+  const engine = new JsonFormula(custom, null, []);
+  const compiled = new Map<string, unknown>();
+  const search = (expression: string, data: unknown): unknown => {
+    let ast = compiled.get(expression);
+    if (ast === undefined) {
+      ast = engine.compile(expression, Object.keys(variables));
+      compiled.set(expression, ast);
+    }
+    return engine.run(ast, data, 'en-US', variables);
+  };
+  return { engine, variables, search };
 }

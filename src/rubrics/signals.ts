@@ -5,7 +5,7 @@
 // each node's manifest on its own, and the output in the official format
 // (asset-rubric-signals-local-output.schema.json). What a signal means is the rubric's; this
 // module only walks the graph and reads the answers as truthy or not, as the evaluator does.
-import { createRubricEngine } from './formula-engine.js';
+import { createRubricEngine, type RubricEngine } from './formula-engine.js';
 import { loadRubric, rubricLabel, type Rubric } from './rubric-files.js';
 
 export interface SignalHit {
@@ -182,10 +182,19 @@ function subjectOf(manifest: Json): SignalsManifest['assertedBy']['subject'] {
   return out;
 }
 
+const engines = new WeakMap<Rubric, RubricEngine>();
+
+/** One engine per rubric per process: its functions and compiled expressions serve every file. */
+function engineFor(rubric: Rubric): RubricEngine {
+  let engine = engines.get(rubric);
+  if (!engine) engines.set(rubric, (engine = createRubricEngine(rubric.metadata)));
+  return engine;
+}
+
 /** The official signals output for a crJSON document, with a rubric (the shipped one by default). */
 export function evaluateSignals(crJson: unknown, rubric: Rubric = loadRubric('signals')): SignalsOutput {
   const dag = buildProvenanceGraph(crJson);
-  const { engine, variables } = createRubricEngine(rubric.metadata);
+  const { search } = engineFor(rubric);
   for (const node of dag.values()) {
     for (const stmt of rubric.statements) {
       const expr = field(stmt, 'expression');
@@ -193,7 +202,7 @@ export function evaluateSignals(crJson: unknown, rubric: Rubric = loadRubric('si
       if (!truthy(expr) || !truthy(trait)) continue;
       try {
         // Against the node's own manifest, not the whole crJSON (node-local, as the evaluator).
-        const value = engine.search(String(expr).trim(), node.manifest, variables);
+        const value = search(String(expr).trim(), node.manifest);
         const { hit, multiple } = answerOf(value);
         if (hit) {
           const text = field(field(field(stmt, 'reportText'), 'true'), 'en');

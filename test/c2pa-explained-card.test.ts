@@ -43,6 +43,7 @@ describe('the C2PA card', () => {
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
                              AI-generated   yes: trainedAlgorithmicMedia (made by a generative AI model), named by its c2pa.created action
+                             C2PA signals   Contains Fully GenAI Media; Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              signed at      <time> UTC
                              app or device  provenance-fixtures/1.0
@@ -64,10 +65,11 @@ describe('the C2PA card', () => {
   it('digitalCapture, signer trusted through the test CA', async () => {
     expect(await card('capture', { anchors: set.pki.rootPem })).toMatchInlineSnapshot(`
       "capture.jpg
-        No AI marker found (that proves nothing)
+        Captured with provenance-fixtures/1.0 (signed C2PA manifest)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
                              AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
+                             C2PA signals   Contains Captured Media; Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              signed at      <time> UTC
                              app or device  provenance-fixtures/1.0
@@ -87,6 +89,7 @@ describe('the C2PA card', () => {
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
                              AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
+                             C2PA signals   Contains Captured Media; Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              signed at      <time> UTC
                              app or device  provenance-fixtures/1.0
@@ -106,6 +109,7 @@ describe('the C2PA card', () => {
         image/png · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
                              AI-generated   yes: compositeWithTrainedAlgorithmicMedia (a composite that includes generative AI output), named by its c2pa.created action
+                             C2PA signals   Contains Partly GenAI Creation; Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              signed at      <time> UTC
                              app or device  provenance-fixtures/1.0
@@ -125,6 +129,7 @@ describe('the C2PA card', () => {
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
                              AI-generated   not stated: the manifest names no digital source type
+                             C2PA signals   Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              signed at      not stated (no time stamp: when it was signed is unknown)
                              app or device  provenance-fixtures/1.0
@@ -144,6 +149,7 @@ describe('the C2PA card', () => {
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
                              AI-generated   yes: the manifest carries the legacy com.adobe.generative-ai assertion
+                             C2PA signals   Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              signed at      not stated (no time stamp: when it was signed is unknown)
                              app or device  provenance-fixtures/1.0
@@ -159,10 +165,11 @@ describe('the C2PA card', () => {
   it('an AI edit of a photo', async () => {
     expect(await card('edited')).toMatchInlineSnapshot(`
       "edited.jpg
-        Contains AI-generated content: provenance-fixtures/1.0 composite with AI-generated parts (signed C2PA manifest)
+        Contains AI-generated content: provenance-fixtures/1.0 edited with generative AI (signed C2PA manifest)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
                              AI-generated   yes: compositeWithTrainedAlgorithmicMedia (a composite that includes generative AI output), named by its c2pa.edited action
+                             C2PA signals   Contains Captured Media; Contains ambiguous actions; Contains Perceptible GenAI Transformations (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              signed at      not stated (no time stamp: when it was signed is unknown)
                              app or device  provenance-fixtures/1.0
@@ -182,6 +189,7 @@ describe('the C2PA card', () => {
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
                              AI-generated   contains AI-generated content: its parentOf ingredient "parent.jpg" is AI-generated (trainedAlgorithmicMedia)
+                             C2PA signals   Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              signed at      <time> UTC
                              app or device  provenance-fixtures/1.0
@@ -203,6 +211,7 @@ describe('the C2PA card', () => {
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
                              AI-generated   contains AI-generated content: its parentOf ingredient "gen2.jpg" is AI-generated (compositeWithTrainedAlgorithmicMedia)
+                             C2PA signals   Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              signed at      not stated (no time stamp: when it was signed is unknown)
                              app or device  provenance-fixtures/1.0
@@ -226,6 +235,7 @@ describe('the C2PA card', () => {
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
                              AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
+                             C2PA signals   Contains Captured Media; Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              signed at      <time> UTC
                              app or device  provenance-fixtures/1.0
@@ -245,10 +255,11 @@ describe('the C2PA card', () => {
   it('--explain on an intact, trusted file', async () => {
     expect(await card('capture', { explain: true, anchors: set.pki.rootPem })).toMatchInlineSnapshot(`
       "capture.jpg
-        No AI marker found (that proves nothing)
+        Captured with provenance-fixtures/1.0 (signed C2PA manifest)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
                              AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
+                             C2PA signals   Contains Captured Media; Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              signed at      <time> UTC
                              app or device  provenance-fixtures/1.0
@@ -282,6 +293,7 @@ describe('the C2PA card', () => {
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer, made with provenance-fixtures/1.0
                              AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
+                             C2PA signals   Contains Captured Media; Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              signed at      not stated (no time stamp: when it was signed is unknown)
                              app or device  provenance-fixtures/1.0
@@ -324,6 +336,7 @@ describe('the C2PA card', () => {
         image/jpeg · 129 KiB · sha256 a2d14755db55de67a47c04090340d8266e892367be4104a45626d7a6fa6e9ffd
         c2pa                 found: signed by C2PA Test Signing Cert, made with make_test_images/0.33.1 c2pa-rs/0.33.1
                              AI-generated   no: algorithmicMedia (made by an algorithm, not by a trained model), named by its c2pa.created action
+                             C2PA signals   Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      C2PA Test Signing Cert (certificate: C2PA Signer)
                              signed at      2024-08-06 21:53:37 UTC
                              app or device  Make Test Images 0.33.1 (claim generator: make_test_images/0.33.1 c2pa-rs/0.33.1)

@@ -1,6 +1,6 @@
 // The house rules (docs/ARCHITECTURE.md): imports go down only, and never in a circle.
 //   index.ts (the library's entry) -> library / client / fleet (the distributed scan's functions)
-//   commands -> daemon / client / ui / fleet -> library -> engine -> detectors -> media -> types
+//   commands -> daemon / client / ui / fleet -> library -> engine -> detectors -> rubrics -> media -> types
 //   ui / report / library -> verdict (one verdict per file) -> detectors
 //   commands, daemon -> report (the HTML card and scan report) -> ui's card words, detectors, media
 // config/ is read by the layers that need settings. Each room's allowed imports are the table of
@@ -28,10 +28,12 @@ module.exports = {
     { name: 'no-circular', severity: 'error', comment: 'An import circle: modules that need each other cannot be understood apart.', from: {}, to: { circular: true } },
     { name: 'types-import-nothing', severity: 'error', from: { path: '^src/types\\.ts$' }, to: { path: '^src/' , pathNot: '^src/types\\.ts$'} },
     only('media-is-the-floor', 'media', ['media', 'types.ts']),
-    only('detectors-read-media', 'detectors', ['detectors', 'media', 'types.ts']),
+    only('detectors-read-media', 'detectors', ['detectors', 'rubrics', 'media', 'types.ts']),
+    // The C2PA Asset Rubrics (issue 38): the shipped YAML evaluated with json-formula over crJSON.
+    only('rubrics-read-data', 'rubrics', ['rubrics', 'media', 'types.ts']),
     only('engine-runs-detectors', 'engine', ['engine', 'detectors', 'media', 'types.ts']),
     only('config-stands-alone', 'config', ['config', 'types.ts']),
-    only('library-runs-the-engine', 'library', ['library', 'verdict', 'engine', 'detectors', 'media', 'config', 'types.ts']),
+    only('library-runs-the-engine', 'library', ['library', 'verdict', 'engine', 'detectors', 'rubrics', 'media', 'config', 'types.ts']),
     // The distributed scan (issue 33): a queue in PostgreSQL, workers that run the library's checker.
     only('fleet-queues-scans', 'fleet', ['fleet', 'library', 'verdict', 'engine', 'detectors', 'media', 'config', 'types.ts']),
     only('daemon-runs-the-engine', 'daemon', ['daemon', 'report', 'engine', 'detectors', 'media', 'config', 'types.ts']),

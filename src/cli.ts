@@ -45,6 +45,11 @@ interface CheckFlags {
   cacheMax?: string;
   readTimeout?: number;
   html?: string;
+  crjson: boolean;
+  rubric?: string;
+  trustList?: string;
+  tsaTrustList?: string;
+  validationTime?: string;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -92,7 +97,7 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
     .option('--exclude <glob>', 'in folders, skip files and folders matching GLOB (repeatable)', collect, [])
     .option('--case-sensitive', '--include/--exclude match letter case exactly (without it, *.jpg also matches IMG_1.JPG)', false)
     .option('--concurrency <n>', 'worker threads for folders and lists (default: the available cores; at most 4 per core); remote checks: requests in flight (default 4)', parseWhole)
-    .option('--fail-on <check=result>', 'exit 4 when any file has this result, e.g. c2pa=not_found, or this verdict: verdict=generated|contains|none_found (repeatable; the check must run); also when no file was checked', collect, [])
+    .option('--fail-on <check=result>', 'exit 4 when any file has this result, e.g. c2pa=not_found, or this verdict: verdict=generated|contains|may_contain|none_found (repeatable; the check must run); also when no file was checked', collect, [])
     .option('--allow-empty', 'with --fail-on: a run that checked no file exits 0, not 4', false)
     .option('--summary', 'at the end, write the counts as JSON on standard error', false)
     .option('-q, --quiet', 'no progress display and no closing table on stderr', false)
@@ -105,8 +110,50 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
     .option('--no-incremental', 'no scan cache for this run, whatever the incremental setting says')
     .option('--cache-max <size>', 'with --incremental: the scan cache\'s size bound, oldest entries pruned first (default 1GB)')
     .option('--read-timeout <seconds>', 'the longest one https:// URL or S3 object may take to read, request to last byte (1 to 3600; default 120)', parseSeconds)
+    .option('--crjson', 'print c2pa-rs\'s crJSON of each file with a C2PA manifest, one JSON document per line (docs/C2PA.md)', false)
+    .option('--rubric <name>', 'print a C2PA Asset Rubric\'s output for each file with a C2PA manifest: signals, conformance-2.2 or conformance-2.4 (docs/C2PA.md)')
+    .option('--trust-list <file>', 'with --crjson/--rubric: the trust list (PEM) to validate signers against, instead of the C2PA lists and your anchors (the conformance harness\'s test list)')
+    .option('--tsa-trust-list <file>', 'with --crjson/--rubric: the time-stamping authorities\' trust list (PEM)')
+    .option('--validation-time <time>', 'not supported: c2pa-rs cannot validate at a given time (refused with exit 2)')
     .addHelpText('after', EXIT_CODES_HELP)
     .action(async (inputs: string[], opts: CheckFlags) => {
+      if (opts.crjson || opts.rubric !== undefined || opts.trustList !== undefined || opts.tsaTrustList !== undefined || opts.validationTime !== undefined) {
+        const { runC2paOutput } = await import('./commands/c2pa-output.js');
+        const given: [boolean, string][] = [
+          [opts.json, '--json'],
+          [opts.html !== undefined, '--html'],
+          [opts.remote, '--remote'],
+          [opts.incremental === true, '--incremental'],
+          [opts.failOn.length > 0, '--fail-on'],
+          [opts.allowEmpty, '--allow-empty'],
+          [opts.summary, '--summary'],
+          [opts.explain, '--explain'],
+          [opts.checks !== undefined, '--checks'],
+          [opts.catalogue !== undefined, '--catalogue'],
+          [opts.cacheMax !== undefined, '--cache-max'],
+        ];
+        setExit(
+          await runC2paOutput(
+            {
+              inputs,
+              crjson: opts.crjson,
+              rubric: opts.rubric,
+              trustAnchors: opts.trustAnchors,
+              trustList: opts.trustList,
+              tsaTrustList: opts.tsaTrustList,
+              validationTime: opts.validationTime,
+              filesFrom: opts.filesFrom,
+              nul: opts.null,
+              include: opts.include,
+              exclude: opts.exclude,
+              caseSensitive: opts.caseSensitive,
+              otherFlags: given.filter(([on]) => on).map(([, name]) => name),
+            },
+            io,
+          ),
+        );
+        return;
+      }
       const checks = opts.checks === undefined ? undefined : splitCheckList(opts.checks);
       setExit(
         await runCheck(

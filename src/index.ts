@@ -3,7 +3,8 @@
 // ProvenanceClient is the /v1 client of its remote mode. Importing this module loads neither
 // the c2pa-rs WebAssembly, nor an HTTP stack, nor the daemon or the terminal UI: each is loaded
 // when first needed (test/library-import.test.ts).
-export { check, detectors, scan } from './library/entry.js';
+export { check, crJson, detectors, rubric, scan } from './library/entry.js';
+export type { ConformanceOutput, CrJsonOptions, RubricName, SignalsOutput } from './library/c2pa-output.js';
 export type { CheckInput, CheckOptions } from './library/check.js';
 export type { ScanEntry, ScanError, ScanErrorType, ScanInputs, ScanOptions } from './library/scan.js';
 export type { CommonOptions } from './library/options.js';

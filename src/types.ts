@@ -219,11 +219,12 @@ export interface ErrorInfo {
  * of the /v1 result: the CLI's --json lines, its --summary and the library's check()/scan() add
  * it; the daemon's /v1 responses keep the hosted shape. `generated`: a check says AI made the
  * file; `contains`: a check says the file contains AI-made content (an edit of an AI-made
- * picture, a composite with AI parts); `none_found`: no check found an AI marker (that proves
- * nothing).
+ * picture, a composite with AI parts); `may_contain`: a signed manifest's C2PA signals say the
+ * file may contain AI-made content (a composition, a screen capture; docs/C2PA.md) and no check
+ * found more; `none_found`: no check found an AI marker (that proves nothing).
  */
-export type VerdictAi = 'generated' | 'contains' | 'none_found';
-export const VERDICT_AI: readonly VerdictAi[] = ['generated', 'contains', 'none_found'];
+export type VerdictAi = 'generated' | 'contains' | 'may_contain' | 'none_found';
+export const VERDICT_AI: readonly VerdictAi[] = ['generated', 'contains', 'may_contain', 'none_found'];
 
 /**
  * How strong a piece of evidence is, strongest first: a C2PA manifest whose credential is intact;
@@ -237,8 +238,8 @@ export type EvidenceKind = 'signed_manifest' | 'novelai_signature' | 'pixel_mark
 export interface VerdictEvidence {
   kind: EvidenceKind;
   check: DetectorId;
-  /** What this check says: AI-made, contains AI-made content, not AI-made (a capture, an edit), or nothing either way. */
-  says: 'generated' | 'contains' | 'not_ai' | 'not_stated';
+  /** What this check says: AI-made, contains AI-made content, may contain it (C2PA signals), not AI-made (a capture, an edit), or nothing either way. */
+  says: 'generated' | 'contains' | 'may_contain' | 'not_ai' | 'not_stated';
   /** The tool, camera or model family this check names, as it names it. */
   maker?: string;
   /** How strong it is, in a few words: `signed C2PA manifest`, `unsigned record in the file`, `SDXL invisible watermark (48/48 bits)`. */

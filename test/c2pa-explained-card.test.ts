@@ -43,6 +43,7 @@ describe('the C2PA card', () => {
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   yes: trainedAlgorithmicMedia (made by a generative AI model), named by its c2pa.created action
+                             C2PA signals   Contains Fully GenAI Media; Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              trust          not checked: no trust list in use, so "Provenance Test Signer" is a name the signer gave itself (anyone can make a certificate with any name)
                              signed at      <time> UTC
@@ -65,10 +66,11 @@ describe('the C2PA card', () => {
   it('digitalCapture, signer trusted through the test CA', async () => {
     expect(await card('capture', { anchors: set.pki.rootPem })).toMatchInlineSnapshot(`
       "capture.jpg
-        No AI marker found; captured: provenance-fixtures/1.0, a digitalCapture (C2PA manifest signed by trusted signer Provenance Test Signer)
+        Captured with provenance-fixtures/1.0 (signed C2PA manifest)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer (trusted), made with provenance-fixtures/1.0
                              AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
+                             C2PA signals   Contains Captured Media; Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              trust          trusted: the certificate is on the trust list in use (the C2PA Trust List, or an anchor you added)
                              signed at      <time> UTC
@@ -89,6 +91,7 @@ describe('the C2PA card', () => {
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
+                             C2PA signals   Contains Captured Media; Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              trust          NOT trusted: the certificate is not on the trust list, so "Provenance Test Signer" is a name the signer gave itself (anyone can make a certificate with any name)
                              signed at      <time> UTC
@@ -109,6 +112,7 @@ describe('the C2PA card', () => {
         image/png · <size> · sha256 <sha256>
         c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   yes: compositeWithTrainedAlgorithmicMedia (a composite that includes generative AI output), named by its c2pa.created action
+                             C2PA signals   Contains Partly GenAI Creation; Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              trust          not checked: no trust list in use, so "Provenance Test Signer" is a name the signer gave itself (anyone can make a certificate with any name)
                              signed at      <time> UTC
@@ -129,6 +133,7 @@ describe('the C2PA card', () => {
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   not stated: the manifest names no digital source type
+                             C2PA signals   Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              trust          not checked: no trust list in use, so "Provenance Test Signer" is a name the signer gave itself (anyone can make a certificate with any name)
                              signed at      not stated (no time stamp: when it was signed is unknown)
@@ -149,6 +154,7 @@ describe('the C2PA card', () => {
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   yes: the manifest carries the legacy com.adobe.generative-ai assertion
+                             C2PA signals   Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              trust          not checked: no trust list in use, so "Provenance Test Signer" is a name the signer gave itself (anyone can make a certificate with any name)
                              signed at      not stated (no time stamp: when it was signed is unknown)
@@ -165,10 +171,11 @@ describe('the C2PA card', () => {
   it('an AI edit of a photo', async () => {
     expect(await card('edited')).toMatchInlineSnapshot(`
       "edited.jpg
-        Contains AI-generated content: provenance-fixtures/1.0 composite with AI-generated parts, as claimed (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)
+        Contains AI-generated content: provenance-fixtures/1.0 edited with generative AI (signed C2PA manifest)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   yes: compositeWithTrainedAlgorithmicMedia (a composite that includes generative AI output), named by its c2pa.edited action
+                             C2PA signals   Contains Captured Media; Contains ambiguous actions; Contains Perceptible GenAI Transformations (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              trust          not checked: no trust list in use, so "Provenance Test Signer" is a name the signer gave itself (anyone can make a certificate with any name)
                              signed at      not stated (no time stamp: when it was signed is unknown)
@@ -189,6 +196,7 @@ describe('the C2PA card', () => {
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   contains AI-generated content: its parentOf ingredient "parent.jpg" is AI-generated (trainedAlgorithmicMedia)
+                             C2PA signals   Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              trust          not checked: no trust list in use, so "Provenance Test Signer" is a name the signer gave itself (anyone can make a certificate with any name)
                              signed at      <time> UTC
@@ -211,6 +219,7 @@ describe('the C2PA card', () => {
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   contains AI-generated content: its parentOf ingredient "gen2.jpg" is AI-generated (compositeWithTrainedAlgorithmicMedia)
+                             C2PA signals   Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              trust          not checked: no trust list in use, so "Provenance Test Signer" is a name the signer gave itself (anyone can make a certificate with any name)
                              signed at      not stated (no time stamp: when it was signed is unknown)
@@ -235,6 +244,7 @@ describe('the C2PA card', () => {
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
+                             C2PA signals   Contains Captured Media; Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              trust          not trusted: the credential is INVALID, so "Provenance Test Signer" is a name the signer gave itself and nothing in the manifest is vouched for
                              signed at      <time> UTC
@@ -255,10 +265,11 @@ describe('the C2PA card', () => {
   it('--explain on an intact, trusted file', async () => {
     expect(await card('capture', { explain: true, anchors: set.pki.rootPem })).toMatchInlineSnapshot(`
       "capture.jpg
-        No AI marker found; captured: provenance-fixtures/1.0, a digitalCapture (C2PA manifest signed by trusted signer Provenance Test Signer)
+        Captured with provenance-fixtures/1.0 (signed C2PA manifest)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer (trusted), made with provenance-fixtures/1.0
                              AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
+                             C2PA signals   Contains Captured Media; Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              trust          trusted: the certificate is on the trust list in use (the C2PA Trust List, or an anchor you added)
                              signed at      <time> UTC
@@ -293,6 +304,7 @@ describe('the C2PA card', () => {
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
+                             C2PA signals   Contains Captured Media; Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      Provenance Test Signer (certificate: provenance fixtures)
                              trust          not checked: no trust list in use, so "Provenance Test Signer" is a name the signer gave itself (anyone can make a certificate with any name)
                              signed at      not stated (no time stamp: when it was signed is unknown)
@@ -337,6 +349,7 @@ describe('the C2PA card', () => {
         image/jpeg · 129 KiB · sha256 a2d14755db55de67a47c04090340d8266e892367be4104a45626d7a6fa6e9ffd
         c2pa                 found: signer claims to be C2PA Test Signing Cert (unverified), made with make_test_images/0.33.1 c2pa-rs/0.33.1
                              AI-generated   no: algorithmicMedia (made by an algorithm, not by a trained model), named by its c2pa.created action
+                             C2PA signals   Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)
                              signed by      C2PA Test Signing Cert (certificate: C2PA Signer)
                              trust          not checked: no trust list in use, so "C2PA Test Signing Cert" is a name the signer gave itself (anyone can make a certificate with any name)
                              signed at      2024-08-06 21:53:37 UTC

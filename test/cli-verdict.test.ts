@@ -60,7 +60,7 @@ describe('--summary counts the verdicts', () => {
   it('files by verdict, and how many had checks that disagree', async () => {
     const run = await runCli(['check', '--json', '--summary', folder]);
     const summary = JSON.parse(run.stderr.trim().split('\n').pop()!);
-    expect(summary.verdicts).toEqual({ generated: 1, contains: 0, none_found: 2, disagreements: 0 });
+    expect(summary.verdicts).toEqual({ generated: 1, contains: 0, may_contain: 0, none_found: 2, disagreements: 0 });
   });
 
   it('a file whose camera EXIF and generator record disagree is counted as such', async () => {
@@ -79,7 +79,7 @@ describe('--summary counts the verdicts', () => {
     const [line] = parseLines(run.stdout);
     expect(line.verdict.ai).toBe('generated');
     expect(line.verdict.disagreement).toMatch(/^camera_reference \(camera EXIF: .*\) says not AI-made, but generator_metadata \(unsigned record in the file: AUTOMATIC1111\) says AI-made$/);
-    expect(JSON.parse(run.stderr.trim().split('\n').pop()!).verdicts).toEqual({ generated: 1, contains: 0, none_found: 0, disagreements: 1 });
+    expect(JSON.parse(run.stderr.trim().split('\n').pop()!).verdicts).toEqual({ generated: 1, contains: 0, may_contain: 0, none_found: 0, disagreements: 1 });
     // The card says it under the verdict.
     const card = (await runCli(['check', file])).stdout.split('\n');
     expect(card[1]).toBe('  AI-generated: AUTOMATIC1111 (unsigned record in the file)');
@@ -112,7 +112,7 @@ describe('--fail-on verdict=...', () => {
   });
 
   it.each([
-    ['verdict=maybe', /unknown verdict "maybe"\. Valid verdicts: generated, contains, none_found\./],
+    ['verdict=maybe', /unknown verdict "maybe"\. Valid verdicts: generated, contains, may_contain, none_found\./],
     ['verdicts=generated', /unknown check "verdicts"\. Valid: .*, or verdict\./],
   ])('--fail-on %s is a usage error', async (value, message) => {
     const run = await runCli(['check', '--fail-on', value, folder]);

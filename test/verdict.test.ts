@@ -257,9 +257,14 @@ describe('AI through a C2PA ingredient (real signed files)', () => {
     expect(verdictLine(v)).toBe('Contains AI-generated content: Google Gemini composite with an AI-made part, as claimed (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)');
   });
 
-  it('an AI-made picture used only as an input (inputTo) is not in the picture: none_found', async () => {
+  it('an AI-made picture used only as an input (inputTo) is not in the picture: not "contains"', async () => {
     const result = await detect(await editOf('inputTo'), { checks: ['c2pa'] });
-    expect(verdictOf(result)).toMatchObject({ ai: 'none_found', evidence: [{ says: 'not_stated' }] });
+    // The edit's own `composite` type is one the C2PA signals rubric reads as a perceptible
+    // transformation possibly using GenAI (issue 38): the verdict follows that signal, and the
+    // AI-made input, not in the picture, still does not make it "contains".
+    expect(verdictOf(result)).toMatchObject({ ai: 'may_contain', evidence: [{ says: 'may_contain', content: 'edits that may have used generative AI' }] });
+    const own = await detect(await editOf('inputTo', 'minorHumanEdits'), { checks: ['c2pa'] });
+    expect(verdictOf(own)).toMatchObject({ ai: 'none_found', evidence: [{ says: 'not_stated' }] });
   });
 
   it('a remote result has no ingredient tree: the same file reads none_found from its claims alone', async () => {

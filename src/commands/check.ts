@@ -34,7 +34,7 @@ import { verdictOf } from '../verdict/verdict.js';
 import { announceTerminalStdin, cappedWorkers, emptyRunFails, idleFailOn, localScanBounds } from './check-gates.js';
 import { cachedChecker, inProcessChecker, poolChecker, type Checker, type Outcome } from '../library/checker.js';
 import { LineBatcher } from './line-batcher.js';
-import { errorLine, resultLine, withVerdict } from '../library/json-line.js';
+import { errorLine, resultLine, signalsOf, withVerdict } from '../library/json-line.js';
 import type { CheckItem, RemoteChecker } from './remote-checker.js';
 import { EXIT, isCi, wantsColor, type CommandIO } from './io.js';
 
@@ -401,7 +401,7 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
       if (failuresOf(result, p.failOn, verdict.ai).length) stats.failedOn++;
       out.write(
         options.json
-          ? `${outcome.json !== undefined ? withVerdict(outcome.json, verdict) : resultLine(outcome.source, result, hints, verdict)}\n`
+          ? `${outcome.json !== undefined ? withVerdict(outcome.json, verdict, signalsOf(result)) : resultLine(outcome.source, result, hints, verdict)}\n`
           : formatResult(outcome.source, result, style, { explain: options.explain, trustAnchors: Boolean(p.trust.trustLists || p.trust.trustAnchorsPem), remote: Boolean(remote), hints }),
       );
     } else {

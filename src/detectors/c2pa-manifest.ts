@@ -1,6 +1,9 @@
 // Turns c2pa-rs's reader output into the contract's c2pa match (CONTRACT "Detection result"),
 // plus the details the human report shows (signer, actions, ingredient tree) that the contract
 // does not carry. Pure functions: no wasm, no I/O, so the mapping is tested on plain objects.
+import type { FileSignals } from '../rubrics/signals.js';
+
+export type { FileSignals, SignalsManifest } from '../rubrics/signals.js';
 import type { C2paClaims, C2paTrust, ConformingProduct, DetectorOutcome, ValidationState } from '../types.js';
 
 /** The parts of c2pa-rs's Reader JSON (`reader.json()`) that the contract and the report use. */
@@ -253,6 +256,11 @@ export interface C2paDetails {
   trustAnchors: boolean;
   /** What the read was checked against, and where a trusted signer's chain ends. */
   trust: C2paTrust;
+  /**
+   * The C2PA Asset Signals Rubric's answer for the file (docs/C2PA.md "Signals"), set by the c2pa
+   * detector after the read (detectors/c2pa.ts); absent for a remote result.
+   */
+  signals?: FileSignals;
 }
 
 /**

@@ -3,7 +3,7 @@ import { hasC2paMarker } from '../media/c2pa-markers.js';
 import { loadC2paWasm, readerSettings } from '../media/c2pa-wasm.js';
 import { trustAnchorText } from '../media/trust-anchor-text.js';
 import type { DetectContext, Detector, DetectorOutcome, Media } from '../types.js';
-import { foundOutcome, type CrJsonStore, type ReaderStore } from './c2pa-manifest.js';
+import { c2paDetails, foundOutcome, type CrJsonStore, type ReaderStore } from './c2pa-manifest.js';
 import { conformingProductOf } from './conforming-products.js';
 import { trustOf } from './c2pa-trust.js';
 
@@ -51,17 +51,58 @@ export async function readManifest(media: Media, context: DetectContext = {}): P
   // without one); a list that cannot be read fails the check (runCheck says why), not the file.
   const anchors = trustAnchorText(context);
   let reader: { json(): string; crJson(): string; free(): void } | undefined;
+  let cr: CrJsonStore;
+  let found: DetectorOutcome | undefined;
+  let activeLabel: string | undefined;
   try {
     // With trust anchors c2pa-rs validates the signer's chain (and the time stamp's: the TSA list
     // is among them) and reports `Trusted` where it ends at one of them; without, it reports
     // `Valid` plus signingCredential.untrusted.
     reader = await wasm.WasmReader.fromBytes(media.type, media.bytes, readerSettings(anchors));
     const store = JSON.parse(reader.json()) as ReaderStore;
-    const cr = JSON.parse(reader.crJson()) as CrJsonStore;
+    cr = JSON.parse(reader.crJson()) as CrJsonStore;
     const trust = await trustOf(context, store.validation_state === 'Trusted', media);
-    return foundOutcome(store, cr, { trust, conformingProduct: (subject) => conformingProductOf(subject) }) ?? NOT_FOUND;
+    found = foundOutcome(store, cr, { trust, conformingProduct: (subject) => conformingProductOf(subject) });
+    if (!found) return NOT_FOUND;
+    activeLabel = store.active_manifest;
   } catch (err) {
     return outcomeForError(err);
+  } finally {
+    reader?.free();
+  }
+  await attachSignals(found, cr, activeLabel);
+  return found;
+}
+
+/**
+ * The C2PA Asset Signals Rubric over the file's crJSON, into the match's report details (the
+ * verdict and the cards read them from there). Loaded only now, when a manifest was found: a
+ * file without one never reads the rubric or loads json-formula.
+ */
+async function attachSignals(found: DetectorOutcome, cr: CrJsonStore, activeLabel: string | undefined): Promise<void> {
+  const details = c2paDetails(found.claims);
+  if (!details) return;
+  const { fileSignals } = await import('../rubrics/signals.js');
+  details.signals = fileSignals(cr, activeLabel);
+}
+
+/**
+ * c2pa-rs's crJSON of a file, the text its reader's crJson() gives with these anchors (the same
+ * settings as the c2pa check's read), or undefined when the file carries no manifest. A file
+ * c2pa-rs cannot read (damaged, or its manifest stored remotely) throws an Error whose message is
+ * the reason the c2pa check gives.
+ */
+export async function readCrJson(media: Pick<Media, 'bytes' | 'type'>, trustAnchorsPem?: string): Promise<string | undefined> {
+  if (!hasC2paMarker(media.bytes)) return undefined;
+  const wasm = await loadC2paWasm();
+  let reader: { crJson(): string; free(): void } | undefined;
+  try {
+    reader = await wasm.WasmReader.fromBytes(media.type, media.bytes, readerSettings(trustAnchorsPem));
+    return reader.crJson();
+  } catch (err) {
+    const outcome = outcomeForError(err);
+    if (outcome.result === 'not_found') return undefined;
+    throw new Error(outcome.reason ?? 'c2pa-rs cannot read the file.');
   } finally {
     reader?.free();
   }

@@ -11,6 +11,7 @@ import { readHints } from '../media/xmp-hints.js';
 import { verdictOf } from '../verdict/verdict.js';
 import { abortReason } from './abort.js';
 import { checkBytes } from './check-bytes.js';
+import { crJsonOfBytes, isRubricName, RUBRIC_NAMES, rubricOutput, type ConformanceOutput, type CrJsonOptions, type RubricName, type SignalsOutput } from './c2pa-output.js';
 import { detectOptions, type CommonOptions } from './options.js';
 import { validateReadTimeout } from './validate.js';
 
@@ -28,7 +29,7 @@ async function readAll(stream: AsyncIterable<Uint8Array | string>, signal?: Abor
   return Buffer.concat(chunks);
 }
 
-async function bytesOf(input: CheckInput, signal?: AbortSignal, readTimeoutMs?: number): Promise<Uint8Array> {
+export async function bytesOf(input: CheckInput, signal?: AbortSignal, readTimeoutMs?: number): Promise<Uint8Array> {
   if (input instanceof Uint8Array) return input;
   const remote = input instanceof URL && input.protocol !== 'file:' ? input.href : input;
   if (isS3Url(remote) || isHttpsUrl(remote) || isPlainHttpUrl(remote)) {
@@ -71,6 +72,19 @@ export async function check(input: CheckInput, options: CheckOptions = {}): Prom
   // The C2PA details this thread's engine linked to the claims are read by verdictOf(); the XMP's
   // source type as the CLI reads it (an AI type no check read is an unsigned record there too).
   return Object.assign(result, { verdict: verdictOf(result, undefined, await readHints(bytes)) });
+}
+
+/** The file's crJSON (c2pa-rs's), or null when it has no C2PA manifest. */
+export async function crJson(input: CheckInput, options: CrJsonOptions = {}): Promise<Record<string, unknown> | null> {
+  options.signal?.throwIfAborted();
+  return crJsonOfBytes(await bytesOf(input, options.signal), options);
+}
+
+/** A C2PA Asset Rubric's official output for the file, or null when it has no C2PA manifest. */
+export async function rubric(input: CheckInput, name: RubricName, options: CrJsonOptions = {}): Promise<SignalsOutput | ConformanceOutput | null> {
+  if (!isRubricName(name)) throw new TypeError(`rubric: unknown rubric "${String(name)}"; the rubrics are ${RUBRIC_NAMES.join(', ')}.`);
+  const doc = await crJson(input, options);
+  return doc === null ? null : rubricOutput(doc, name);
 }
 
 /** The detectors of this build, as GET /v1/detectors lists them (available and planned). */

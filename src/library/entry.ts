@@ -7,6 +7,7 @@ import { InputError } from '../engine/input-error.js';
 import { TrustAnchorError } from '../config/trust-anchor-error.js';
 import type { CatalogueName, CheckedResult, DetectorInfo } from '../types.js';
 import type { CheckInput, CheckOptions } from './check.js';
+import type { ConformanceOutput, CrJsonOptions, RubricName, SignalsOutput } from './c2pa-output.js';
 import type { ScanEntry, ScanInputs, ScanOptions } from './scan.js';
 import { validateCatalogue, validateChecks, validateConcurrency, validateFlag, validateGlobs, validateInputs } from './validate.js';
 
@@ -79,6 +80,35 @@ export function scan(inputs: ScanInputs, options: ScanOptions = {}): AsyncGenera
       throw adopt(err);
     }
   })();
+}
+
+/**
+ * The file's Content Credentials as c2pa-rs's crJSON (the document `provenance check --crjson`
+ * prints; docs/C2PA.md), validated against `trustAnchors` when given; null when the file carries
+ * no C2PA manifest.
+ *
+ * @throws {@link InputError} when a path cannot be read; {@link TrustAnchorError} for bad
+ *   `trustAnchors`; an Error with the c2pa check's reason when c2pa-rs cannot read the manifest.
+ */
+export async function crJson(input: CheckInput, options: CrJsonOptions = {}): Promise<Record<string, unknown> | null> {
+  try {
+    return await (await load()).crJson(input, options);
+  } catch (err) {
+    throw adopt(err);
+  }
+}
+
+/**
+ * A C2PA Asset Rubric evaluated over the file's crJSON: `'signals'` (the official signals
+ * output), `'conformance-2.2'` or `'conformance-2.4'` (the conformance output), as `provenance
+ * check --rubric NAME` prints it; null when the file carries no C2PA manifest.
+ */
+export async function rubric(input: CheckInput, name: RubricName, options: CrJsonOptions = {}): Promise<SignalsOutput | ConformanceOutput | null> {
+  try {
+    return await (await load()).rubric(input, name, options);
+  } catch (err) {
+    throw adopt(err);
+  }
 }
 
 /** The detectors of this build, as GET /v1/detectors lists them (available and planned); with

@@ -10,7 +10,7 @@ import { disagreementLine, verdictLine, verdictOf } from '../verdict/verdict.js'
 import { generatorLines, watermarkLines } from '../ui/ai-marks-card.js';
 import { makeStyle } from '../ui/style.js';
 import { printable } from '../ui/terminal-text.js';
-import { actionWords, aiWords, appWords, explainLines, formatBytes, hintLines, ingredientLine, productWords, signerHead, signerWords, trustWords, utcText, validationWords } from '../ui/text-report.js';
+import { actionWords, aiWords, appWords, explainLines, formatBytes, hintLines, ingredientLine, productWords, signalWords, signerHead, signerWords, trustWords, utcText, validationWords } from '../ui/text-report.js';
 import { attr, esc, safeImageUrl } from './html.js';
 
 /** Pictures and details that are not part of a result (the report's and Verify's own reads). */
@@ -96,6 +96,8 @@ function c2paSection(match: Match, extras: CardExtras, options: CardOptions): st
   const ai = aiWords(match, details, plain);
   const contains = !claims.ai_generated && aiIngredientOf(details?.ingredients) !== undefined;
   rows.push(row('AI-generated', `<span class="${claims.ai_generated || contains ? 'ai-yes' : ''}">${esc(printable(ai))}</span>`));
+  const signals = signalWords(details);
+  if (signals) rows.push(row('C2PA signals', esc(printable(signals))));
   rows.push(row('signed by', `<span class="signer">${esc(printable(signerWords(match, details)))}</span>`));
   const trust = trustWords(match, details, plain, { remote: options.remote, trustAnchors: details?.trustAnchors ?? options.trustAnchors });
   const trusted = claims.validation?.state === 'trusted';

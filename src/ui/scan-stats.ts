@@ -28,7 +28,7 @@ export class ScanStats {
   fromCache = 0;
   readonly startedAt = Date.now();
   readonly checks: Record<string, ResultCounts> = {};
-  readonly verdicts: ScanSummary['verdicts'] = { generated: 0, contains: 0, none_found: 0, disagreements: 0 };
+  readonly verdicts: ScanSummary['verdicts'] = { generated: 0, contains: 0, may_contain: 0, none_found: 0, disagreements: 0 };
 
   /** `incremental`: the run uses the scan cache, and the summary says how many it answered. */
   constructor(readonly incremental = false) {}

@@ -127,6 +127,19 @@ function anyAiIngredient(nodes: IngredientNode[]): boolean {
   return nodes.some((n) => n.aiGenerated === true || anyAiIngredient(n.children));
 }
 
+/**
+ * The active manifest's C2PA signals in the rubric's own words ("Contains Fully GenAI Media"),
+ * and which rubric said so; undefined when the signals were not evaluated (a remote result).
+ * Raw: the caller escapes.
+ */
+export function signalWords(details: C2paDetails | undefined): string | undefined {
+  const signals = details?.signals;
+  const active = signals?.active === undefined ? undefined : signals.output.manifests[signals.active];
+  if (!signals || !active) return undefined;
+  const texts = [...active.localInceptions, ...active.localTransformations].map((s) => String(s.reportText));
+  return `${texts.length ? texts.join('; ') : 'none raised'} (${String(signals.output.rubricName)} ${String(signals.output.rubricVersion)})`;
+}
+
 export function signerWords(match: Match, details: C2paDetails | undefined): string {
   const org = match.issuer ?? details?.signer.issuer;
   const cn = details?.signer.commonName;
@@ -265,6 +278,8 @@ function c2paCard(match: Match, s: Style, options: ReportOptions): string[] {
   const more = (value: string) => lines.push(`${indent}${' '.repeat(CARD_WIDTH)}${value}`);
 
   row('AI-generated', aiWords(match, details, s));
+  const signals = signalWords(details);
+  if (signals) row('C2PA signals', printable(signals));
   row('signed by', signerWords(match, details));
   const trust = trustWords(match, details, s, options);
   if (trust) row('trust', trust);

@@ -10,6 +10,7 @@ import { aiIngredientOf, aiSignal, c2paDetails, sourceTypeTerm, type C2paDetails
 import { MIDJOURNEY_GUID_WHERE } from '../detectors/generator-midjourney.js';
 import type { DetectionResult, EvidenceKind, Match, Verdict, VerdictEvidence } from '../types.js';
 import { payloadName, toolDisplayName, UNNAMED_TOOL } from './maker-names.js';
+import { CAPTURED_WITH, readSignals } from './signal-verdict.js';
 
 /** Strongest first (types.ts EvidenceKind). */
 const RANK: Record<EvidenceKind, number> = { signed_manifest: 0, novelai_signature: 1, pixel_mark: 2, unsigned_record: 3 };
@@ -61,6 +62,14 @@ function c2paEvidence(match: Match, details: C2paDetails | undefined): VerdictEv
   const { trusted, detail } = manifestDetail(match, details);
   const evidence: Omit<VerdictEvidence, 'detail'> = { kind: intact ? 'signed_manifest' : 'unsigned_record', check: 'c2pa', says: 'not_stated' };
   if (!claims) return ordered(evidence, undefined, detail, trusted);
+  const maker = c2paMaker(match, details);
+  // The C2PA signals first (signal-verdict.ts); where they say nothing, the rules below.
+  const reading = readSignals(details?.signals, { trusted: intact && claims.validation?.state === 'trusted', product: details?.device ?? maker });
+  if (reading) {
+    evidence.says = reading.says;
+    if (reading.content) evidence.content = reading.content;
+    return ordered(evidence, maker, detail, trusted);
+  }
   const signal = aiSignal(claims, details?.sourceTypeAction);
   const ingredient = signal?.ai ? undefined : aiIngredientOf(details?.ingredients);
   if (signal?.ai) {
@@ -74,7 +83,7 @@ function c2paEvidence(match: Match, details: C2paDetails | undefined): VerdictEv
     evidence.says = 'not_ai';
     evidence.content = `a ${sourceTypeTerm(signal.type)}`;
   }
-  return ordered(evidence, c2paMaker(match, details), detail, trusted);
+  return ordered(evidence, maker, detail, trusted);
 }
 
 /** kind, check, says, maker, content, detail, trusted: the order the JSON shows them in. `trusted` only on a signed manifest. */
@@ -194,8 +203,9 @@ export function verdictOf(result: Pick<DetectionResult, 'matches'>, details?: C2
   const naming = named.find((e) => e.maker);
   const maker = named.find((e) => e.maker && !unverified(e))?.maker;
   const claimed = naming && unverified(naming) ? naming.maker : undefined;
+  const mayContain = !ai.length && evidence.some((e) => e.says === 'may_contain');
   const verdict: Verdict = {
-    ai: ai[0]?.says === 'contains' ? 'contains' : ai.length ? 'generated' : 'none_found',
+    ai: ai[0]?.says === 'contains' ? 'contains' : ai.length ? 'generated' : mayContain ? 'may_contain' : 'none_found',
     ...(maker ? { maker } : {}),
     ...(claimed ? { claimed_maker: claimed } : {}),
     evidence,
@@ -216,8 +226,14 @@ export function verdictOf(result: Pick<DetectionResult, 'matches'>, details?: C2
  * file, so callers escape it.
  */
 export function verdictLine(verdict: Verdict): string {
-  const top = verdict.evidence.find(saysAi);
   const claimed = (e: VerdictEvidence) => (unverified(e) ? ', as claimed' : '');
+  if (verdict.ai === 'may_contain') {
+    const may = verdict.evidence.find((e) => e.says === 'may_contain')!;
+    return `May contain AI-generated content: ${[may.maker, may.content].filter(Boolean).join(', ')}${claimed(may)} (${may.detail})`;
+  }
+  const captured = verdict.ai === 'none_found' ? verdict.evidence.find((e) => e.says === 'not_ai' && e.content?.startsWith(CAPTURED_WITH)) : undefined;
+  if (captured) return `Captured ${captured.content!.slice(CAPTURED_WITH.length - 'with '.length)} (${captured.detail})`;
+  const top = verdict.evidence.find(saysAi);
   if (verdict.ai === 'none_found' || !top) {
     const capture = verdict.evidence[0];
     if (capture?.kind === 'signed_manifest' && capture.says === 'not_ai') {

@@ -66,7 +66,7 @@ describe('the C2PA card', () => {
   it('digitalCapture, signer trusted through the test CA', async () => {
     expect(await card('capture', { anchors: set.pki.rootPem })).toMatchInlineSnapshot(`
       "capture.jpg
-        Captured with provenance-fixtures/1.0 (signed C2PA manifest)
+        Captured with provenance-fixtures/1.0 (C2PA manifest signed by trusted signer Provenance Test Signer)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer (trusted), made with provenance-fixtures/1.0
                              AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
@@ -171,7 +171,7 @@ describe('the C2PA card', () => {
   it('an AI edit of a photo', async () => {
     expect(await card('edited')).toMatchInlineSnapshot(`
       "edited.jpg
-        Contains AI-generated content: provenance-fixtures/1.0 edited with generative AI (signed C2PA manifest)
+        Contains AI-generated content: provenance-fixtures/1.0 edited with generative AI, as claimed (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   yes: compositeWithTrainedAlgorithmicMedia (a composite that includes generative AI output), named by its c2pa.edited action
@@ -265,7 +265,7 @@ describe('the C2PA card', () => {
   it('--explain on an intact, trusted file', async () => {
     expect(await card('capture', { explain: true, anchors: set.pki.rootPem })).toMatchInlineSnapshot(`
       "capture.jpg
-        Captured with provenance-fixtures/1.0 (signed C2PA manifest)
+        Captured with provenance-fixtures/1.0 (C2PA manifest signed by trusted signer Provenance Test Signer)
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signed by Provenance Test Signer (trusted), made with provenance-fixtures/1.0
                              AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action
@@ -287,7 +287,7 @@ describe('the C2PA card', () => {
   it('a file with only the XMP field', async () => {
     expect(await card('xmp-png')).toMatchInlineSnapshot(`
       "xmp-png.png
-        No AI marker found (that proves nothing)
+        Contains AI-generated content: composite with AI-generated parts (unsigned IPTC source type in the XMP)
         image/png · <size> · sha256 <sha256>
         c2pa                 not found
         xmp hint             says AI-generated: IPTC digital source type compositeWithTrainedAlgorithmicMedia (a composite that includes generative AI output)
@@ -300,7 +300,8 @@ describe('the C2PA card', () => {
   it('a signed capture whose XMP says AI', async () => {
     expect(await card('xmp-signed')).toMatchInlineSnapshot(`
       "xmp-signed.jpg
-        No AI marker found; captured, as claimed: provenance-fixtures/1.0, a digitalCapture (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)
+        AI-generated (unsigned IPTC source type in the XMP)
+        Checks disagree: c2pa (signed C2PA manifest whose signer is not on the trust list, so its names are unverified: provenance-fixtures/1.0, a digitalCapture) says not AI-made, but generator_metadata (unsigned IPTC source type in the XMP) says AI-made
         image/jpeg · <size> · sha256 <sha256>
         c2pa                 found: signer claims to be Provenance Test Signer (unverified), made with provenance-fixtures/1.0
                              AI-generated   no: digitalCapture (captured by a camera or recorder), named by its c2pa.created action

@@ -11,6 +11,7 @@ import { blockGrid } from './dwt-dct.js';
 import { DWT_DCT_WASM } from './dwt-dct-wasm-bytes.js';
 import { thomas } from './chroma-upsampling.js';
 import type { Alignment, PhaseReading } from './dwt-dct-crop.js';
+import { softFromCoefficients, sumPhases } from './dwt-dct-soft.js';
 import type { EncoderChannelOrder } from './opencv-yuv.js';
 import type { RawPixels } from './pixels.js';
 
@@ -115,8 +116,32 @@ export class WasmReadings {
     return this.blockBits('rgb');
   }
 
-  /** The unsmoothed reading's block bits (unsmoothedBitsFromSums). */
-  unsmoothed(): Uint8Array {
+  /** The unsmoothed reading's block bits (unsmoothedBitsFromSums on the `order` sums; the
+   * reference's order unless told). */
+  unsmoothed(order: EncoderChannelOrder = 'bgr'): Uint8Array {
+    this.unsmooth(order);
+    const { kernels } = this;
+    kernels.coefficientBits(this.ll, this.cellsWide, this.wide, this.high, this.blocks);
+    return new Uint8Array(kernels.memory.buffer, this.blocks, this.wide * this.high).slice();
+  }
+
+  /** The unsmoothed reading's soft block values (dwt-dct-soft.ts), of the coefficients the last
+   * unsmoothed() made. */
+  unsmoothedSoft(): Float64Array {
+    const ll = new Float64Array(this.kernels.memory.buffer, this.ll, this.cellsWide * this.cellsHigh);
+    return softFromCoefficients(ll, this.cellsWide, this.wide, this.high);
+  }
+
+  /** Each block's largest 2x2 sum but the top-left one, mod 72, on the `order` sums
+   * (dwt-dct-soft.ts's sumPhases): the soft reading at the reference's grid. */
+  sumPhases(order: EncoderChannelOrder): Uint8Array {
+    const cells = this.cellsWide * this.cellsHigh;
+    const sums = new Uint16Array(this.kernels.memory.buffer, order === 'bgr' ? this.bgr : this.rgb, cells);
+    return sumPhases(sums, this.cellsWide, this.wide, this.high);
+  }
+
+  /** The unsmoothed coefficients (chroma-upsampling.ts's llFromSums) of the `order` sums. */
+  private unsmooth(order: EncoderChannelOrder): void {
     const { kernels, cellsWide, cellsHigh } = this;
     const across = thomas(cellsWide);
     const down = thomas(cellsHigh);
@@ -129,9 +154,7 @@ export class WasmReadings {
     f64(invA, cellsWide).set(across.inverse);
     f64(cD, cellsHigh).set(down.c);
     f64(invD, cellsHigh).set(down.inverse);
-    kernels.llFromSums(this.bgr, cellsWide, cellsHigh, this.ll, cA, invA, cD, invD);
-    kernels.coefficientBits(this.ll, cellsWide, this.wide, this.high, this.blocks);
-    return new Uint8Array(kernels.memory.buffer, this.blocks, this.wide * this.high).slice();
+    kernels.llFromSums(order === 'bgr' ? this.bgr : this.rgb, cellsWide, cellsHigh, this.ll, cA, invA, cD, invD);
   }
 
   /**

@@ -414,7 +414,7 @@ export const invisibleWatermark: Detector = {
   id: 'invisible_watermark',
   name: 'Invisible watermark (dwtDct)',
   description:
-    "Reads the open-source invisible-watermark (dwtDct) marks that Stable Diffusion's reference scripts, the SDXL and Stable Video Diffusion pipelines and InvokeAI add to the pixels. The mark is read through metadata stripping and lossless crops (a cut-out is read on the generator's 8-pixel block grid, at every offset); resizing and most JPEG re-encodes erase it.",
+    "Reads the open-source invisible-watermark (dwtDct) marks that Stable Diffusion's reference scripts, the SDXL and Stable Video Diffusion pipelines and InvokeAI add to the pixels. The mark is read through metadata stripping, lossless crops (a cut-out is read on the generator's 8-pixel block grid, at every offset), a halving of the picture and most JPEG or WebP saves at quality 90-95; other resizes and JPEG at quality 85 or below mostly erase it.",
   media_types: ['image/png', 'image/jpeg', 'image/webp'],
   status: 'available',
   inverse: false,

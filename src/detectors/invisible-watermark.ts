@@ -9,7 +9,7 @@ import { blockGrid, matchingBits, voteBits } from '../media/dwt-dct.js';
 import { WasmReadings } from '../media/dwt-dct-wasm.js';
 import { alignedMatches, type PhaseReading } from '../media/dwt-dct-crop.js';
 import { chromaSubsampled } from '../media/chroma-sampling.js';
-import { bitsOfPhases, classDirection, cropSoftEvidence, halfSizePhases, phaseSumPhases, softEvidence, softOfPhases } from '../media/dwt-dct-soft.js';
+import { bitsOfPhases, classDirection, cropSoftEvidence, phaseSumPhases, softEvidence, softOfPhases } from '../media/dwt-dct-soft.js';
 import { opencvUPlane } from '../media/opencv-yuv.js';
 import { exifOrientation } from '../media/exif-orientation.js';
 import { orientPixels } from '../media/orientation.js';
@@ -232,7 +232,7 @@ function readSoft(readings: WasmReadings, subsampled: boolean): Candidate | unde
   const { pixels } = readings;
   if (!subsampled && halvedFromGenerator(pixels.width, pixels.height)) {
     for (const order of ['bgr', 'rgb'] as const) {
-      const phases = halfSizePhases(pixels, order);
+      const phases = readings.halfSizePhases(order);
       soft.push({ kind: 'half', order, soft: softOfPhases(phases), bits: bitsOfPhases(phases) });
     }
   }
@@ -330,10 +330,10 @@ function readCroppedSoft(readings: WasmReadings, phases: readonly PhaseReading[]
   };
 }
 
-/** Nothing read. The mark survives lossless saves (8 of the corpus' 9 marked PNGs as saved are
- * read) but not most lossy re-encodes (6 of its 18 marked JPEG/WebP files are read), so an
- * absence in a JPEG or WebP (lossless WebP included: not told apart) says less. Crops and
- * resizes erase the mark whatever the format. */
+/** Nothing read. The mark survives lossless saves (the corpus' 11 marked PNGs as saved are all
+ * read) but not most lossy re-encodes below quality 90 (2 of its 9 marked JPEGs at q85 and q75
+ * are read), so an absence in a JPEG or WebP (lossless WebP included: not told apart) says less
+ * (docs/DETECTORS.md's survival table). */
 function notFound(lossless: boolean): Outcome {
   return { result: 'not_found', confidence: lossless ? 0.8 : 0.5 };
 }

@@ -11,7 +11,7 @@ import { blockGrid } from './dwt-dct.js';
 import { DWT_DCT_WASM } from './dwt-dct-wasm-bytes.js';
 import { thomas } from './chroma-upsampling.js';
 import type { Alignment, PhaseReading } from './dwt-dct-crop.js';
-import { softFromCoefficients, sumPhases } from './dwt-dct-soft.js';
+import { softFromCoefficients } from './dwt-dct-soft.js';
 import type { EncoderChannelOrder } from './opencv-yuv.js';
 import type { RawPixels } from './pixels.js';
 
@@ -26,6 +26,8 @@ interface Kernels {
   uPlane(pixels: number, width: number, height: number, channels: number, out: number): void;
   phases(plane: number, width: number, height: number, sums: number, max3: number, max4: number, cosTable: number, bitsOut: number, meta: number, lattice: number): void;
   alignment(bits: number, wide: number, high: number, message: number, L: number, wides: number, count: number, minMatched: number, scratch: number, result: number): number;
+  sumPhases(sums: number, stride: number, wide: number, high: number, out: number): void;
+  halfPhases(pixels: number, width: number, height: number, channels: number, order: number, out: number, rows: number): void;
 }
 
 // cos(2 pi LL / 18) = cos(2 pi sum / 36) for each sum mod 36, as dwt-dct-crop.ts tabulates it.
@@ -135,9 +137,28 @@ export class WasmReadings {
   /** Each block's largest 2x2 sum but the top-left one, mod 72, on the `order` sums
    * (dwt-dct-soft.ts's sumPhases): the soft reading at the reference's grid. */
   sumPhases(order: EncoderChannelOrder): Uint8Array {
-    const cells = this.cellsWide * this.cellsHigh;
-    const sums = new Uint16Array(this.kernels.memory.buffer, order === 'bgr' ? this.bgr : this.rgb, cells);
-    return sumPhases(sums, this.cellsWide, this.wide, this.high);
+    const { kernels, wide, high } = this;
+    const out = this.softEnd();
+    kernels.reserve(out + wide * high);
+    kernels.sumPhases(order === 'bgr' ? this.bgr : this.rgb, this.cellsWide, wide, high, out);
+    return new Uint8Array(kernels.memory.buffer, out, wide * high).slice();
+  }
+
+  /** dwt-dct-soft.ts's halfSizePhases: the picture read as the LL band of one twice its size. */
+  halfSizePhases(order: EncoderChannelOrder): Uint8Array {
+    const { kernels, pixels } = this;
+    const count = (pixels.width >> 2) * (pixels.height >> 2);
+    const out = this.softEnd();
+    const rows = align(out + count);
+    kernels.reserve(rows + 4 * pixels.width);
+    kernels.halfPhases(BASE, pixels.width, pixels.height, pixels.channels, order === 'bgr' ? 0 : 1, out, rows);
+    return new Uint8Array(kernels.memory.buffer, out, count).slice();
+  }
+
+  /** Where the soft readings' scratch starts: past the readings' layout (the crop search's,
+   * phases(), may overwrite it later: its results are copied out first). */
+  private softEnd(): number {
+    return align(this.coefficients + 16 * (this.cellsWide + this.cellsHigh));
   }
 
   /** The unsmoothed coefficients (chroma-upsampling.ts's llFromSums) of the `order` sums. */

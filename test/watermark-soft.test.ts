@@ -124,6 +124,17 @@ describe('soft block values', () => {
     );
   });
 
+  it("WasmReadings' phasesPlane is opencvUPlane of the whole picture", () => {
+    fc.assert(
+      fc.property(pictures, (pixels) => {
+        const readings = new WasmReadings(pixels);
+        readings.phases();
+        expect(readings.phasesPlane()).toEqual(opencvUPlane(pixels, pixels.width, pixels.height));
+      }),
+      { numRuns: 20 },
+    );
+  });
+
   it("WasmReadings reads the swapped order's unsmoothed bits as the JavaScript form does", () => {
     fc.assert(
       fc.property(pictures, (pixels) => {

@@ -10,7 +10,6 @@ import { WasmReadings } from '../media/dwt-dct-wasm.js';
 import { alignedMatches, type PhaseReading } from '../media/dwt-dct-crop.js';
 import { chromaSubsampled } from '../media/chroma-sampling.js';
 import { bitsOfPhases, classDirection, cropSoftEvidence, phaseSumPhases, softEvidence, softOfPhases } from '../media/dwt-dct-soft.js';
-import { opencvUPlane } from '../media/opencv-yuv.js';
 import { exifOrientation } from '../media/exif-orientation.js';
 import { orientPixels } from '../media/orientation.js';
 import { pictureSize } from '../media/picture-size.js';
@@ -298,7 +297,7 @@ function readCropped(readings: WasmReadings): Candidate | undefined {
  */
 function readCroppedSoft(readings: WasmReadings, phases: readonly PhaseReading[]): Candidate | undefined {
   const { pixels } = readings;
-  const plane = opencvUPlane(pixels, pixels.width, pixels.height);
+  const plane = readings.phasesPlane();
   let hypotheses = 0;
   let best: { payload: WatermarkPayload; t: number; hard: Uint8Array; wide: number; high: number; originalWide: number; firstBit: number } | undefined;
   for (const phase of phases) {

@@ -85,6 +85,8 @@ export class WasmReadings {
   private readonly coefficients: number;
   /** Where the crop search's data ends (phases()), and the alignments' begins. */
   private cropEnd: number | undefined;
+  /** Where phases() left the U plane. */
+  private planeAt: number | undefined;
 
   constructor(readonly pixels: RawPixels) {
     const { width, height, channels, data } = pixels;
@@ -201,6 +203,7 @@ export class WasmReadings {
     kernels.reserve(this.cropEnd + this.scratchBytes(height));
     new Float64Array(kernels.memory.buffer, cos, 36).set(LATTICE_COS);
     kernels.uPlane(BASE, width, height, pixels.channels, plane);
+    this.planeAt = plane;
     kernels.phases(plane, width, height, sums, max3, max4, cos, bits, meta, lattice);
     const info = new Int32Array(kernels.memory.buffer, meta, 5 * PHASES);
     const lattices = new Float64Array(kernels.memory.buffer, lattice, PHASES);
@@ -211,6 +214,12 @@ export class WasmReadings {
       readings.push({ phaseX: phaseX!, phaseY: phaseY!, wide: wide!, high: high!, bits: new Uint8Array(kernels.memory.buffer, at, wide! * high!).slice(), lattice: lattices[i]!, at });
     }
     return readings.sort((a, b) => a.lattice - b.lattice);
+  }
+
+  /** The U plane phases() made (opencv-yuv.ts's opencvUPlane of the whole picture), a copy. */
+  phasesPlane(): Uint8Array {
+    if (this.planeAt === undefined) throw new Error('phasesPlane() follows phases()');
+    return new Uint8Array(this.kernels.memory.buffer, this.planeAt, this.pixels.width * this.pixels.height).slice();
   }
 
   /** dwt-dct-crop.ts's bestAlignment, for a reading phases() gave. */

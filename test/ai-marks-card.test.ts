@@ -15,9 +15,9 @@ describe('the watermark card and description', () => {
   it('say that lossless crops are read on the generator\'s grid, and what still erases the mark', () => {
     expect(card.rows).toEqual([
       'the dwtDct mark of the SDXL and Stable Video Diffusion pipelines',
-      "in the pixels: read through metadata stripping and lossless crops (on the generator's block grid); resizing and most JPEG re-encodes erase it",
+      "in the pixels: read through metadata stripping, lossless crops (on the generator's block grid), halving and most JPEG/WebP saves at quality 90-95; other resizes and lower JPEG qualities mostly erase it",
     ]);
-    expect(invisibleWatermark.description).toContain("lossless crops (a cut-out is read on the generator's 8-pixel block grid, at every offset); resizing and most JPEG re-encodes erase it.");
+    expect(invisibleWatermark.description).toContain("lossless crops (a cut-out is read on the generator's 8-pixel block grid, at every offset), a halving of the picture and most JPEG or WebP saves at quality 90-95; other resizes and JPEG at quality 85 or below mostly erase it.");
   });
 
   it('no longer say that cropping defeats it', () => {

@@ -124,6 +124,21 @@ describe.skipIf(!HAS_AI)('invisible_watermark on ../shared/corpus/ai', () => {
     for (const entry of crops) expect(outcomes.get(entry.file)!.note, entry.file).toMatch(/shifted block grid/);
   });
 
+  it('finds every marked picture of every kind but JPEG q85 and q75 (issue 39), each with its own payload', () => {
+    const kinds = ['png', 'png_stripped', 'webp_q90', 'jpeg_q95', 'resize05', 'crop10'];
+    const marked = entries.filter((e) => e.watermark && kinds.includes(e.variant ?? ''));
+    expect(marked.length).toBeGreaterThanOrEqual(25);
+    for (const entry of marked) {
+      expect(outcomes.get(entry.file)).toMatchObject({ result: 'found', watermark: { payload: entry.watermark!.payload } });
+    }
+  });
+
+  it('states the false-alarm bound of a find on the soft statistic in its note', () => {
+    const soft = entries.filter((e) => /soft statistic/.test(outcomes.get(e.file)?.note ?? ''));
+    expect(soft.length).toBeGreaterThanOrEqual(8);
+    for (const entry of soft) expect(outcomes.get(entry.file)!.note).toMatch(/an unmarked picture reaches it at most 1 time in [\d,]+/);
+  });
+
   afterAll(() => {
     // Recall per variant, ours vs the reference: the figures quoted in the module's comments.
     const rows = new Map<string, { files: number; reference: number; ours: number }>();

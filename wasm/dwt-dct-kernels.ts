@@ -471,3 +471,55 @@ export function alignment(bits: usize, wide: i32, high: i32, message: usize, L: 
   }
   return found;
 }
+
+// ---- The soft reading (src/media/dwt-dct-soft.ts, whose JavaScript forms the tests hold these to).
+
+/** dwt-dct-soft.ts's sumPhases: per block of `wide` x `high` on the u16 sums at `sums` (`stride` a
+ * row), its largest sum but the top-left one, mod 72, a byte each at `out`. */
+export function sumPhases(sums: usize, stride: i32, wide: i32, high: i32, out: usize): void {
+  let n: usize = out;
+  const rowBytes = <usize>stride << 1;
+  for (let by = 0; by < high; by++) {
+    const base = sums + (<usize>(by * 4 * stride) << 1);
+    for (let bx = 0; bx < wide; bx++) {
+      const c = base + (<usize>(bx * 4) << 1);
+      let best = <i32>max(max(load<u16>(c, 2), load<u16>(c, 4)), load<u16>(c, 6));
+      for (let r: usize = 1; r < 4; r++) {
+        const row = c + r * rowBytes;
+        best = max(best, <i32>max(max(load<u16>(row), load<u16>(row, 2)), max(load<u16>(row, 4), load<u16>(row, 6))));
+      }
+      store<u8>(n++, <u8>(best % 72));
+    }
+  }
+}
+
+/** dwt-dct-soft.ts's halfSizePhases: the picture's U plane (blue the pixel's third byte for
+ * `order` 0, its first for 1) read as the LL band, per 4x4 pixels its largest U but the top-left
+ * one, (4 U) mod 72, a byte each at `out`; `rows` is scratch of 4 x (width & ~3) bytes. */
+export function halfPhases(pixels: usize, width: i32, height: i32, channels: i32, order: i32, out: usize, rows: usize): void {
+  const wide = width >> 2;
+  const high = height >> 2;
+  const span = wide << 2;
+  const blue: usize = order == 0 ? 2 : 0;
+  const red: usize = 2 - blue;
+  let n: usize = out;
+  for (let by = 0; by < high; by++) {
+    for (let r = 0; r < 4; r++) {
+      let p = pixels + <usize>((by * 4 + r) * width * channels);
+      const o = rows + <usize>(r * span);
+      for (let x = 0; x < span; x++) {
+        store<u8>(o + <usize>x, uAt(<i32>load<u8>(p + blue), <i32>load<u8>(p, 1), <i32>load<u8>(p + red)));
+        p += <usize>channels;
+      }
+    }
+    for (let bx = 0; bx < wide; bx++) {
+      const c = rows + <usize>(bx << 2);
+      let best = <i32>max(max(load<u8>(c, 1), load<u8>(c, 2)), load<u8>(c, 3));
+      for (let r = 1; r < 4; r++) {
+        const row = c + <usize>(r * span);
+        best = max(best, <i32>max(max(load<u8>(row), load<u8>(row, 1)), max(load<u8>(row, 2), load<u8>(row, 3))));
+      }
+      store<u8>(n++, <u8>((4 * best) % 72));
+    }
+  }
+}

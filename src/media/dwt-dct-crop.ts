@@ -186,3 +186,26 @@ export function bestAlignment(reading: PhaseReading, message: Uint8Array, origin
   }
   return best;
 }
+
+/** How many bits of `message` the reference's vote gives on one phase's blocks (`wide` x `high`
+ * bits) under one hypothesis: block (bx, by) in class (by * originalWide + bx) mod L, class k
+ * carrying message bit (k + firstBit) mod L (bestAlignment's rule, for one hypothesis). */
+export function alignedMatches(bits: Uint8Array, wide: number, high: number, originalWide: number, firstBit: number, message: Uint8Array): number {
+  const L = message.length;
+  const ones = new Uint32Array(L);
+  const votes = new Uint32Array(L);
+  for (let by = 0, n = 0; by < high; by++) {
+    let k = (by * originalWide) % L;
+    for (let bx = 0; bx < wide; bx++, n++) {
+      ones[k]! += bits[n]!;
+      votes[k]!++;
+      if (++k === L) k = 0;
+    }
+  }
+  let matched = 0;
+  for (let k = 0; k < L; k++) {
+    const bit = votes[k]! > 0 && (ones[k]! / votes[k]!) * 255 > 127 ? 1 : 0;
+    if (bit === message[(k + firstBit) % L]) matched++;
+  }
+  return matched;
+}

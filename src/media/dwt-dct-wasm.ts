@@ -11,6 +11,7 @@ import { blockGrid } from './dwt-dct.js';
 import { DWT_DCT_WASM } from './dwt-dct-wasm-bytes.js';
 import { thomas } from './chroma-upsampling.js';
 import type { Alignment, PhaseReading } from './dwt-dct-crop.js';
+import { softFromCoefficients } from './dwt-dct-soft.js';
 import type { EncoderChannelOrder } from './opencv-yuv.js';
 import type { RawPixels } from './pixels.js';
 
@@ -25,6 +26,8 @@ interface Kernels {
   uPlane(pixels: number, width: number, height: number, channels: number, out: number): void;
   phases(plane: number, width: number, height: number, sums: number, max3: number, max4: number, cosTable: number, bitsOut: number, meta: number, lattice: number): void;
   alignment(bits: number, wide: number, high: number, message: number, L: number, wides: number, count: number, minMatched: number, scratch: number, result: number): number;
+  sumPhases(sums: number, stride: number, wide: number, high: number, out: number): void;
+  halfPhases(pixels: number, width: number, height: number, channels: number, order: number, out: number, rows: number): void;
 }
 
 // cos(2 pi LL / 18) = cos(2 pi sum / 36) for each sum mod 36, as dwt-dct-crop.ts tabulates it.
@@ -82,6 +85,8 @@ export class WasmReadings {
   private readonly coefficients: number;
   /** Where the crop search's data ends (phases()), and the alignments' begins. */
   private cropEnd: number | undefined;
+  /** Where phases() left the U plane. */
+  private planeAt: number | undefined;
 
   constructor(readonly pixels: RawPixels) {
     const { width, height, channels, data } = pixels;
@@ -115,8 +120,51 @@ export class WasmReadings {
     return this.blockBits('rgb');
   }
 
-  /** The unsmoothed reading's block bits (unsmoothedBitsFromSums). */
-  unsmoothed(): Uint8Array {
+  /** The unsmoothed reading's block bits (unsmoothedBitsFromSums on the `order` sums; the
+   * reference's order unless told). */
+  unsmoothed(order: EncoderChannelOrder = 'bgr'): Uint8Array {
+    this.unsmooth(order);
+    const { kernels } = this;
+    kernels.coefficientBits(this.ll, this.cellsWide, this.wide, this.high, this.blocks);
+    return new Uint8Array(kernels.memory.buffer, this.blocks, this.wide * this.high).slice();
+  }
+
+  /** The unsmoothed reading's soft block values (dwt-dct-soft.ts), of the coefficients the last
+   * unsmoothed() made. */
+  unsmoothedSoft(): Float64Array {
+    const ll = new Float64Array(this.kernels.memory.buffer, this.ll, this.cellsWide * this.cellsHigh);
+    return softFromCoefficients(ll, this.cellsWide, this.wide, this.high);
+  }
+
+  /** Each block's largest 2x2 sum but the top-left one, mod 72, on the `order` sums
+   * (dwt-dct-soft.ts's sumPhases): the soft reading at the reference's grid. */
+  sumPhases(order: EncoderChannelOrder): Uint8Array {
+    const { kernels, wide, high } = this;
+    const out = this.softEnd();
+    kernels.reserve(out + wide * high);
+    kernels.sumPhases(order === 'bgr' ? this.bgr : this.rgb, this.cellsWide, wide, high, out);
+    return new Uint8Array(kernels.memory.buffer, out, wide * high).slice();
+  }
+
+  /** dwt-dct-soft.ts's halfSizePhases: the picture read as the LL band of one twice its size. */
+  halfSizePhases(order: EncoderChannelOrder): Uint8Array {
+    const { kernels, pixels } = this;
+    const count = (pixels.width >> 2) * (pixels.height >> 2);
+    const out = this.softEnd();
+    const rows = align(out + count);
+    kernels.reserve(rows + 4 * pixels.width);
+    kernels.halfPhases(BASE, pixels.width, pixels.height, pixels.channels, order === 'bgr' ? 0 : 1, out, rows);
+    return new Uint8Array(kernels.memory.buffer, out, count).slice();
+  }
+
+  /** Where the soft readings' scratch starts: past the readings' layout (the crop search's,
+   * phases(), may overwrite it later: its results are copied out first). */
+  private softEnd(): number {
+    return align(this.coefficients + 16 * (this.cellsWide + this.cellsHigh));
+  }
+
+  /** The unsmoothed coefficients (chroma-upsampling.ts's llFromSums) of the `order` sums. */
+  private unsmooth(order: EncoderChannelOrder): void {
     const { kernels, cellsWide, cellsHigh } = this;
     const across = thomas(cellsWide);
     const down = thomas(cellsHigh);
@@ -129,9 +177,7 @@ export class WasmReadings {
     f64(invA, cellsWide).set(across.inverse);
     f64(cD, cellsHigh).set(down.c);
     f64(invD, cellsHigh).set(down.inverse);
-    kernels.llFromSums(this.bgr, cellsWide, cellsHigh, this.ll, cA, invA, cD, invD);
-    kernels.coefficientBits(this.ll, cellsWide, this.wide, this.high, this.blocks);
-    return new Uint8Array(kernels.memory.buffer, this.blocks, this.wide * this.high).slice();
+    kernels.llFromSums(order === 'bgr' ? this.bgr : this.rgb, cellsWide, cellsHigh, this.ll, cA, invA, cD, invD);
   }
 
   /**
@@ -157,6 +203,7 @@ export class WasmReadings {
     kernels.reserve(this.cropEnd + this.scratchBytes(height));
     new Float64Array(kernels.memory.buffer, cos, 36).set(LATTICE_COS);
     kernels.uPlane(BASE, width, height, pixels.channels, plane);
+    this.planeAt = plane;
     kernels.phases(plane, width, height, sums, max3, max4, cos, bits, meta, lattice);
     const info = new Int32Array(kernels.memory.buffer, meta, 5 * PHASES);
     const lattices = new Float64Array(kernels.memory.buffer, lattice, PHASES);
@@ -167,6 +214,12 @@ export class WasmReadings {
       readings.push({ phaseX: phaseX!, phaseY: phaseY!, wide: wide!, high: high!, bits: new Uint8Array(kernels.memory.buffer, at, wide! * high!).slice(), lattice: lattices[i]!, at });
     }
     return readings.sort((a, b) => a.lattice - b.lattice);
+  }
+
+  /** The U plane phases() made (opencv-yuv.ts's opencvUPlane of the whole picture), a copy. */
+  phasesPlane(): Uint8Array {
+    if (this.planeAt === undefined) throw new Error('phasesPlane() follows phases()');
+    return new Uint8Array(this.kernels.memory.buffer, this.planeAt, this.pixels.width * this.pixels.height).slice();
   }
 
   /** dwt-dct-crop.ts's bestAlignment, for a reading phases() gave. */

@@ -61,7 +61,7 @@ export function watermarkLines(match: Match, s: Style): { head: string; rows: st
       `the ${mark.method} mark of ${watermarkMaker(mark)}`,
       // What the check does (docs/DETECTORS.md): a cut-out of a lossless picture is read on the
       // generator's own block grid, so a crop no longer hides the mark; a resize or lossy save does.
-      s.dim("in the pixels: read through metadata stripping and lossless crops (on the generator's block grid); resizing and most JPEG re-encodes erase it"),
+      s.dim("in the pixels: read through metadata stripping, lossless crops (on the generator's block grid), halving and most JPEG/WebP saves at quality 90-95; other resizes and lower JPEG qualities mostly erase it"),
     ],
   };
 }

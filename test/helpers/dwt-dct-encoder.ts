@@ -133,9 +133,27 @@ export function toPng(picture: Picture): Promise<Uint8Array> {
   return raw(picture).png().toBuffer().then((b) => new Uint8Array(b));
 }
 
-export function toJpeg(picture: Picture, quality: number): Promise<Uint8Array> {
+export function toJpeg(picture: Picture, quality: number, chromaSubsampling: '4:4:4' | '4:2:0' = '4:4:4'): Promise<Uint8Array> {
   return raw(picture)
-    .jpeg({ quality, chromaSubsampling: '4:4:4' })
+    .jpeg({ quality, chromaSubsampling })
+    .toBuffer()
+    .then((b) => new Uint8Array(b));
+}
+
+/** `picture` resized to `width` x `height` (sharp's default Lanczos 3), as a PNG. */
+export function resizedPng(picture: Picture, width: number, height: number): Promise<Uint8Array> {
+  return raw(picture)
+    .resize(width, height)
+    .png()
+    .toBuffer()
+    .then((b) => new Uint8Array(b));
+}
+
+/** The `width` x `height` part of `picture` from (left, top), as a PNG. */
+export function croppedPng(picture: Picture, left: number, top: number, width: number, height: number): Promise<Uint8Array> {
+  return raw(picture)
+    .extract({ left, top, width, height })
+    .png()
     .toBuffer()
     .then((b) => new Uint8Array(b));
 }

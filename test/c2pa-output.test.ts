@@ -119,7 +119,9 @@ describe('the signals in check', () => {
       localTransformations: [{ trait: 'transformation:signal_ambiguousActions', reportText: 'Contains ambiguous actions', multiple: false }],
     });
     expect(Object.keys(generated).slice(-2)).toEqual(['signals', 'verdict']);
-    expect(generated.verdict).toMatchObject({ ai: 'generated', maker: 'Image Maker' });
+    // The test signer is on no trust list in use: the manifest's maker is its claim.
+    expect(generated.verdict).toMatchObject({ ai: 'generated', claimed_maker: 'Image Maker' });
+    expect(generated.verdict.maker).toBeUndefined();
     expect(screen.signals.localInceptions.map((s: { trait: string }) => s.trait)).toEqual(['inception:signal_screenCaptureMayContainGenAI']);
     expect(screen.verdict).toMatchObject({ ai: 'may_contain', evidence: [{ says: 'may_contain', content: 'a screen capture that may contain AI-generated content' }] });
     expect(plain.signals).toBeUndefined();
@@ -127,7 +129,9 @@ describe('the signals in check', () => {
 
   it('the card shows the signals in the rubric\'s words, and a screen capture reads "may contain"', async () => {
     const run = await runCli(['check', files['screen.jpg']!]);
-    expect(run.stdout.split('\n')[1]).toBe('  May contain AI-generated content: provenance-fixtures/1.0, a screen capture that may contain AI-generated content (signed C2PA manifest)');
+    expect(run.stdout.split('\n')[1]).toBe(
+      '  May contain AI-generated content: provenance-fixtures/1.0, a screen capture that may contain AI-generated content, as claimed (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)',
+    );
     expect(run.stdout).toContain('C2PA signals   Contains Screen Capture Which May Contain GenAI Content; Contains ambiguous actions (C2PA Asset Signals Rubric (Local) 1.0)\n');
   });
 
@@ -135,7 +139,7 @@ describe('the signals in check', () => {
     const trusted = JSON.parse((await runCli(['check', '--json', '--trust-anchors', root, files['capture.jpg']!])).stdout);
     expect(trusted.verdict.evidence[0]).toMatchObject({ says: 'not_ai', content: 'captured with Camera App' });
     const card = (await runCli(['check', '--trust-anchors', root, files['capture.jpg']!])).stdout;
-    expect(card.split('\n')[1]).toBe('  Captured with Camera App (signed C2PA manifest)');
+    expect(card.split('\n')[1]).toBe('  Captured with Camera App (C2PA manifest signed by trusted signer Provenance Test Signer)');
     // Without anchors the signer is only a claim: the rule before the signals (a digitalCapture).
     const untrusted = JSON.parse((await runCli(['check', '--json', files['capture.jpg']!])).stdout);
     expect(untrusted.verdict.evidence[0]).toMatchObject({ says: 'not_ai', content: 'a digitalCapture' });

@@ -105,7 +105,8 @@ describe('the card', () => {
   it('a Pixel capture and its lookalike', async () => {
     const genuine = (await cardOf('pixel-genuine')).split('\n');
     const lookalike = (await cardOf('pixel-lookalike')).split('\n');
-    expect(genuine[1]).toBe('  No AI marker found; captured: Pixel Camera, a computationalCapture (C2PA manifest signed by trusted signer Google LLC)');
+    // A trusted capture manifest's signals say captured media (docs/C2PA.md "Signals and the verdict").
+    expect(genuine[1]).toBe('  Captured with Pixel Camera (C2PA manifest signed by trusted signer Google LLC)');
     expect(lookalike[1]).toBe(
       '  No AI marker found; captured, as claimed: Pixel Camera, a computationalCapture (signed C2PA manifest whose signer is not on the trust list, so its names are unverified)',
     );

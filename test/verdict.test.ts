@@ -361,15 +361,16 @@ describe('an XMP digital source type without a manifest', () => {
 // Issue 40, item 23: what the held-out mutation run left unpinned in verdict.ts, each a change a
 // user would read in the verdict.
 describe('the verdict rules the held-out mutation run found unpinned', () => {
+  const UNVERIFIED = 'signed C2PA manifest whose signer is not on the trust list, so its names are unverified';
   const capture = (term: string) => c2pa({ digital_source_type: `${IPTC}${term}`, ai_generated: false });
 
   it('every capture source type says not AI-made; edit and other types say nothing', () => {
     for (const term of ['digitalCapture', 'computationalCapture', 'negativeFilm', 'positiveFilm', 'print', 'compositeCapture']) {
       const v = verdictOf({ matches: [capture(term)] });
-      expect(v.evidence, term).toEqual([{ kind: 'signed_manifest', check: 'c2pa', says: 'not_ai', maker: 'Adobe Firefly', content: `a ${term}`, detail: 'signed C2PA manifest' }]);
+      expect(v.evidence, term).toEqual([{ kind: 'signed_manifest', check: 'c2pa', says: 'not_ai', maker: 'Adobe Firefly', content: `a ${term}`, detail: UNVERIFIED, trusted: false }]);
       expect(v.ai).toBe('none_found');
       // With an AI mark beside it, the two disagree.
-      expect(verdictOf({ matches: [capture(term), sdxl] }).disagreement, term).toMatch(new RegExp(`c2pa \\(signed C2PA manifest: Adobe Firefly, a ${term}\\) says not AI-made`));
+      expect(verdictOf({ matches: [capture(term), sdxl] }).disagreement, term).toMatch(new RegExp(`c2pa \\(${UNVERIFIED}: Adobe Firefly, a ${term}\\) says not AI-made`));
     }
     for (const term of ['minorHumanEdits', 'composite', 'algorithmicMedia', 'digitalArt', 'dataDrivenMedia']) {
       expect(verdictOf({ matches: [capture(term)] }).evidence[0]!.says, term).toBe('not_stated');
@@ -386,7 +387,8 @@ describe('the verdict rules the held-out mutation run found unpinned', () => {
       explanations: {},
       trustAnchors: false,
     });
-    const found = [c2pa({ digital_source_type: AI, ai_generated: true, claim_generator: 'Claim Gen 1.0' })];
+    // A trusted signer: its names are the verdict's maker (an untrusted one's are only claimed_maker).
+    const found = [c2pa({ digital_source_type: AI, ai_generated: true, claim_generator: 'Claim Gen 1.0', ...TRUSTED })];
     const acts = [
       { action: 'c2pa.opened', softwareAgent: 'Opener 2' },
       { action: 'c2pa.edited', softwareAgent: 'Editor 3' },
@@ -400,19 +402,20 @@ describe('the verdict rules the held-out mutation run found unpinned', () => {
     expect(verdictOf({ matches: found }, details([acts[1]!, { action: 'c2pa.placed', digitalSourceType: AI, softwareAgent: 'Placer 5' }], 'c2pa.created')).maker).toBe('Editor 3');
     // No agent anywhere: the claim generator; an empty claim generator names nobody.
     expect(verdictOf({ matches: found }, details([{ action: 'c2pa.created', digitalSourceType: AI }], 'c2pa.created')).maker).toBe('Claim Gen 1.0');
-    expect(verdictOf({ matches: [c2pa({ digital_source_type: AI, ai_generated: true, claim_generator: '' })] }, details([])).maker).toBeUndefined();
+    expect(verdictOf({ matches: [c2pa({ digital_source_type: AI, ai_generated: true, claim_generator: '', ...TRUSTED })] }, details([])).maker).toBeUndefined();
   });
 
   it('remote /v1 answers without their optional fields: no crash, the words a remote answer allows', () => {
     // A found c2pa match with no claims, claims without validation, a generator match without
     // its record, a watermark match without its mark (each optional in the /v1 shapes).
     const bare: Match = { check: 'c2pa', result: 'found', confidence: 1 };
-    expect(verdictOf({ matches: [bare] })).toEqual({ ai: 'none_found', evidence: [{ kind: 'signed_manifest', check: 'c2pa', says: 'not_stated', detail: 'signed C2PA manifest' }] });
+    expect(verdictOf({ matches: [bare] })).toEqual({ ai: 'none_found', evidence: [{ kind: 'signed_manifest', check: 'c2pa', says: 'not_stated', detail: UNVERIFIED, trusted: false }] });
     const noValidation: Match = { check: 'c2pa', result: 'found', confidence: 1, claims: { claim_generator: 'Gen', assertions: [], signature_verified: false, digital_source_type: AI, ai_generated: true } };
+    // signature_verified false: the service did not vouch for the signer, so its name is claimed.
     expect(verdictOf({ matches: [noValidation] })).toEqual({
       ai: 'generated',
-      maker: 'Gen',
-      evidence: [{ kind: 'signed_manifest', check: 'c2pa', says: 'generated', maker: 'Gen', detail: 'signed C2PA manifest' }],
+      claimed_maker: 'Gen',
+      evidence: [{ kind: 'signed_manifest', check: 'c2pa', says: 'generated', maker: 'Gen', detail: UNVERIFIED, trusted: false }],
     });
     const record: Match = { check: 'generator_metadata', result: 'found', confidence: 0.6 };
     expect(verdictOf({ matches: [record] })).toEqual({ ai: 'generated', evidence: [{ kind: 'unsigned_record', check: 'generator_metadata', says: 'generated', detail: 'unsigned label in the file that names no generator' }] });
@@ -430,7 +433,7 @@ describe('the verdict rules the held-out mutation run found unpinned', () => {
   it('a disagreement names each side, in the singular or the plural', () => {
     const two = verdictOf({ matches: [capture('digitalCapture'), camera, sdxl, comfy] });
     expect(two.disagreement).toBe(
-      'c2pa (signed C2PA manifest: Adobe Firefly, a digitalCapture) and camera_reference (camera EXIF: Apple iPhone/iPad camera, a camera capture) say not AI-made, but invisible_watermark (SDXL invisible watermark (48/48 bits): SDXL) and generator_metadata (unsigned record in the file: ComfyUI) say AI-made',
+      `c2pa (${UNVERIFIED}: Adobe Firefly, a digitalCapture) and camera_reference (camera EXIF: Apple iPhone/iPad camera, a camera capture) say not AI-made, but invisible_watermark (SDXL invisible watermark (48/48 bits): SDXL) and generator_metadata (unsigned record in the file: ComfyUI) say AI-made`,
     );
     expect(disagreementLine(two)).toBe(`Checks disagree: ${two.disagreement}`);
     expect(disagreementLine(verdictOf({ matches: [comfy] }))).toBeUndefined();

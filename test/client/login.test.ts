@@ -9,6 +9,11 @@ import { filesBelow, login, remoteSetup, type RemoteSetup } from './helpers.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', '..', 'examples', 'camera.jpg');
 
+
+/** When the quota resets: the first of next month (UTC), as the daemon on the real clock says. */
+function nextMonth(now = new Date()): string {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString().replace('.000Z', 'Z');
+}
 describe('login', () => {
   let r: RemoteSetup;
   beforeAll(async () => {
@@ -48,7 +53,7 @@ describe('login', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`Logged in to ${r.base}.`);
     expect(run.stdout).toContain(`stored in ${join(r.cfg, 'credentials.json')} (mode 0600)`);
-    expect(run.stdout).toContain('Quota: 0 of 500 calls used this month, 500 left; resets 2026-12-01T00:00:00Z.');
+    expect(run.stdout).toContain(`Quota: 0 of 500 calls used this month, 500 left; resets ${nextMonth()}.`);
     expect((await r.used())).toBe(0);
     expect(statSync(join(r.cfg, 'credentials.json')).mode & 0o777).toBe(0o600);
     const config = JSON.parse(readFileSync(join(r.cfg, 'config.json'), 'utf8'));
@@ -60,7 +65,7 @@ describe('login', () => {
     expect(run.code).toBe(0);
     const s = JSON.parse(run.stdout);
     expect(s).toMatchObject({ mode: 'remote', api_url: r.base, api_url_from: 'config', key_from: 'file', key_valid: true, problem: null });
-    expect(s.quota).toMatchObject({ limit: 500, used: 0, remaining: 500, reset: '2026-12-01T00:00:00Z', burst: { limit: 10 } });
+    expect(s.quota).toMatchObject({ limit: 500, used: 0, remaining: 500, reset: nextMonth(), burst: { limit: 10 } });
     const text = await r.cli(['status']);
     expect(text.stdout).toMatch(/checks run\s+with the API at http:\/\/127\.0\.0\.1:\d+/);
     expect(text.stdout).toMatch(/quota\s+0 of 500 calls used this month, 500 left/);

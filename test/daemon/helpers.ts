@@ -245,7 +245,8 @@ export async function workersUp(t: TestApp): Promise<void> {
 /** The fields a daemon result and an engine result share (SPEC: all but id and duration_ms). */
 export function comparable(result: Record<string, unknown>): Record<string, unknown> {
   // `verdict` is the CLI's and the library's addition to a line (issue 31), made from the
-  // matches; the /v1 answers keep the hosted shape without it (test/daemon/verify.test.ts).
-  const { id: _id, duration_ms: _d, source: _s, verdict: _v, ...rest } = result;
+  // matches; the /v1 answers keep the hosted shape without it (test/daemon/verify.test.ts). So is
+  // `signals` (issue 38: the C2PA Asset Signals Rubric over the file's crJSON, read where the file is).
+  const { id: _id, duration_ms: _d, source: _s, verdict: _v, signals: _g, ...rest } = result;
   return rest;
 }

@@ -4,7 +4,7 @@
 // the c2pa-rs WebAssembly, nor an HTTP stack, nor the daemon or the terminal UI: each is loaded
 // when first needed (test/library-import.test.ts).
 export { check, crJson, detectors, rubric, scan } from './library/entry.js';
-export type { ConformanceOutput, CrJsonOptions, RubricName, SignalsOutput } from './library/c2pa-output.js';
+export type { ConformanceEntry, ConformanceOutcome, ConformanceOutput, CrJsonOptions, RubricName, SignalHit, SignalsManifest, SignalsOutput } from './library/c2pa-output.js';
 export type { CheckInput, CheckOptions } from './library/check.js';
 export type { ScanEntry, ScanError, ScanErrorType, ScanInputs, ScanOptions } from './library/scan.js';
 export type { CommonOptions } from './library/options.js';
@@ -67,6 +67,7 @@ export {
   type C2paClaims,
   type CatalogueName,
   type C2paValidation,
+  type ConformingProduct,
   type CheckResult,
   type CheckedResult,
   type DetectionResult,

@@ -11,8 +11,8 @@ import type { ConformanceOutput } from '../rubrics/conformance.js';
 import { isRubricName, loadRubric, RUBRIC_NAMES, type RubricName } from '../rubrics/rubric-files.js';
 import type { SignalsOutput } from '../rubrics/signals.js';
 
-export type { ConformanceOutput } from '../rubrics/conformance.js';
-export type { SignalsOutput } from '../rubrics/signals.js';
+export type { ConformanceEntry, ConformanceOutcome, ConformanceOutput } from '../rubrics/conformance.js';
+export type { SignalHit, SignalsManifest, SignalsOutput } from '../rubrics/signals.js';
 export { isRubricName, RUBRIC_NAMES, type RubricName } from '../rubrics/rubric-files.js';
 
 export interface CrJsonSettings {

@@ -7,13 +7,13 @@ import { packageDataFile } from '../media/package-data.js';
 import { parseYamlDocuments } from './rubric-yaml.js';
 
 /** `--rubric` names and the rubric file each one evaluates. */
-export const RUBRIC_FILES = {
+export type RubricName = 'signals' | 'conformance-2.2' | 'conformance-2.4';
+
+export const RUBRIC_FILES: Readonly<Record<RubricName, string>> = {
   signals: 'asset-rubric-signals-local.yml',
   'conformance-2.2': 'asset-rubric-conformance0.2-spec2.2.yml',
   'conformance-2.4': 'asset-rubric-conformance0.2-spec2.4.yml',
-} as const;
-
-export type RubricName = keyof typeof RUBRIC_FILES;
+};
 export const RUBRIC_NAMES = Object.keys(RUBRIC_FILES) as RubricName[];
 
 export function isRubricName(name: string): name is RubricName {

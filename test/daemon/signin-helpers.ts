@@ -38,7 +38,7 @@ export interface WebApp extends TestApp {
 
 export async function webApp(
   web: WebOptions = {},
-  extra: Pick<AppOptions, 'trustProxy' | 'logger' | 'testMode' | 'adminTokenSha256' | 'workers' | 'detectTimeoutMs' | 'testDetectHold' | 'trustAnchorsPem'> & { dir?: string } = {},
+  extra: Pick<AppOptions, 'trustProxy' | 'logger' | 'testMode' | 'adminTokenSha256' | 'workers' | 'detectTimeoutMs' | 'testDetectHold' | 'trust'> & { dir?: string } = {},
 ): Promise<WebApp> {
   const clock = testClock('2026-11-15T12:00:00Z');
   const mailer = recordingMailer();

@@ -16,7 +16,7 @@ let set: LookalikeSet;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'prov-verify-trust-'));
   set = await makeLookalikes(dir);
-  t = await webApp({}, { trustAnchorsPem: set.anchorPem });
+  t = await webApp({}, { trust: { trustAnchorsPem: set.anchorPem } });
 }, 120_000);
 afterAll(async () => {
   await t?.close();

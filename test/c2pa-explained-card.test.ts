@@ -98,7 +98,7 @@ describe('the C2PA card', () => {
                              app or device  provenance-fixtures/1.0
                              actions        c2pa.created (digitalCapture)
                              ingredients    none
-                             validation     credential intact (hashes and signature match); signer does NOT chain to your trust anchors (signingCredential.untrusted)
+                             validation     credential intact (hashes and signature match); signer is NOT on the trust lists in use (signingCredential.untrusted)
                              assertions     c2pa.actions.v2
 
       "
@@ -254,7 +254,7 @@ describe('the C2PA card', () => {
                              validation     credential INVALID: the pixels changed after signing (assertion.dataHash.mismatch)
                              why            assertion.dataHash.mismatch: The file's content changed after signing (for an image: the pixels; for audio: the samples): the hash of the bytes outside the manifest no longer matches the one recorded.
                                               (c2pa-rs: asset hash error, name: jumbf manifest, error: hash verification( Hashes do not match ))
-                                            signingCredential.untrusted: The signing certificate does not chain to a trust anchor you configured (or none are configured), so nothing here vouches for who signed; on its own this does not make the credential invalid (add anchors with \`provenance trust add\`).
+                                            signingCredential.untrusted: The signing certificate does not chain to any trust anchor in use (the C2PA Trust List that ships with provenance, anchors added with \`provenance trust add\`, or the file given to --trust-anchors), so nothing here vouches for who signed; on its own this does not make the credential invalid.
                                               (c2pa-rs: signing certificate untrusted)
                              assertions     c2pa.actions.v2
 
@@ -358,7 +358,7 @@ describe('the C2PA card', () => {
                              actions        c2pa.created (algorithmicMedia)
                              ingredients    none
                              validation     credential intact (hashes and signature match); signer not checked against a trust list (no trust anchors configured)
-                             why            signingCredential.untrusted: The signing certificate does not chain to a trust anchor you configured (or none are configured), so nothing here vouches for who signed; on its own this does not make the credential invalid (add anchors with \`provenance trust add\`).
+                             why            signingCredential.untrusted: The signing certificate does not chain to any trust anchor in use (the C2PA Trust List that ships with provenance, anchors added with \`provenance trust add\`, or the file given to --trust-anchors), so nothing here vouches for who signed; on its own this does not make the credential invalid.
                                               (c2pa-rs: signing certificate untrusted)
                              assertions     stds.schema-org.CreativeWork, c2pa.actions
         camera_reference     not found

@@ -189,11 +189,11 @@ describe('CLI: --trust-anchors, hints, --explain', () => {
     const trusted = await runCli(['check', '--trust-anchors', join(dir, 'root.pem'), join(dir, 'capture.jpg')], undefined, env);
     expect(trusted.stdout).toContain('credential intact, signer chains to a trusted anchor');
     const other = await runCli(['check', '--trust-anchors', join(dir, 'other-root.pem'), join(dir, 'capture.jpg')], undefined, env);
-    expect(other.stdout).toContain('credential intact (hashes and signature match); signer does NOT chain to your trust anchors');
+    expect(other.stdout).toContain('credential intact (hashes and signature match); signer is NOT on the trust lists in use');
     expect(other.stdout).not.toContain('INVALID');
     // No flags: the C2PA lists are the anchors (issue 38), and the test CA is not on them.
     const none = await runCli(['check', join(dir, 'capture.jpg')], undefined, env);
-    expect(none.stdout).toContain('credential intact (hashes and signature match); signer does NOT chain to your trust anchors');
+    expect(none.stdout).toContain('credential intact (hashes and signature match); signer is NOT on the trust lists in use');
   });
 
   it.each([

@@ -245,7 +245,10 @@ describe('damage the file system does not show', () => {
     const next = await scan(cache);
     expect([next.code, next.signal]).toEqual([0, null]);
     expect(warningsOf(next)).toHaveLength(1);
-    expect(warningsOf(next)[0]).toMatch(/was damaged \(main tree page \d+ is damaged \(a value outside the page\)\); moved to/);
+    // The first node of a leaf holds its value in the page or (a result larger than a page can
+    // give, such as a signed file's with its C2PA signals) on pages of its own: either way the
+    // size written over it is found.
+    expect(warningsOf(next)[0]).toMatch(/was damaged \(main tree page \d+ is damaged \(a (value outside the page|big value's pages)\)\); moved to/);
     expect(strip(parseLines(next.stdout))).toEqual(reference);
     expect(summaryOf(await scan(cache)).from_cache).toBe(FILES);
   });

@@ -87,7 +87,7 @@ export function validationWords(match: Match, s: Style, options: ReportOptions):
     if (!v.codes.includes(UNTRUSTED)) signer = 'signer not checked against a trust list';
     // A remote result: the API decided with its own anchors (or none); ours played no part.
     else if (options.remote) signer = "signer not trusted by the API (it decides trust with its operator's anchors, if any)";
-    else if (options.trustAnchors) signer = `signer does NOT chain to your trust anchors (${UNTRUSTED})`;
+    else if (options.trustAnchors) signer = `signer is NOT on the trust lists in use (${UNTRUSTED})`;
     else if (options.trustAnchors === false) signer = 'signer not checked against a trust list (no trust anchors configured)';
     else signer = 'signer not checked against a trust list';
     const notes = codes.length ? `; notes: ${printable(codes.join(', '))}` : '';

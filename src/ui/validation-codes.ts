@@ -26,7 +26,7 @@ const CODES: Record<string, CodeWords> = {
   'signingCredential.untrusted': {
     short: 'the signer is not on a trust list',
     sentence:
-      'The signing certificate does not chain to a trust anchor you configured (or none are configured), so nothing here vouches for who signed; on its own this does not make the credential invalid (add anchors with `provenance trust add`).',
+      'The signing certificate does not chain to any trust anchor in use (the C2PA Trust List that ships with provenance, anchors added with `provenance trust add`, or the file given to --trust-anchors), so nothing here vouches for who signed; on its own this does not make the credential invalid.',
   },
   'signingCredential.invalid': {
     short: 'the signing certificate is not valid for C2PA',

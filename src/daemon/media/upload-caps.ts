@@ -44,7 +44,7 @@ export class UploadCaps {
     if (bytes !== undefined) this.refuseAlwaysTooLarge(bytes);
     const nowMs = this.now().getTime();
     const live = await this.store.liveUploads(accountId, nowMs);
-    if (exceedsUploadCaps(live, bytes ?? 1, this)) throw this.refusal(live, bytes, nowMs);
+    if (exceedsUploadCaps(live, bytes ?? 1, this)) throw this.refusal(live, bytes);
   }
 
   /** Records an upload within the caps, counted and added atomically by the store; 429 when past them. */
@@ -52,7 +52,7 @@ export class UploadCaps {
     this.refuseAlwaysTooLarge(upload.bytes);
     const nowMs = this.now().getTime();
     const admission = await this.store.insertUpload(upload, { maxCount: this.maxCount, maxBytes: this.maxBytes, nowMs });
-    if (!admission.stored) throw this.refusal(admission.live, upload.bytes, nowMs);
+    if (!admission.stored) throw this.refusal(admission.live, upload.bytes);
   }
 
   private refuseAlwaysTooLarge(bytes: number): void {
@@ -61,9 +61,12 @@ export class UploadCaps {
     }
   }
 
-  private refusal(live: LiveUploads, bytes: number | undefined, nowMs: number): ApiError {
+  private refusal(live: LiveUploads, bytes: number | undefined): ApiError {
     // A refused upload has at least one live upload before it (a file over the whole cap is a
-    // 413 above), so there is an oldest to wait for.
+    // 413 above), so there is an oldest to wait for. The wait is counted from the clock read after
+    // the store answered: an upload another request began after this one's check started can be
+    // among the live ones, and counting from the earlier reading said 86401 s for a 24 h upload.
+    const nowMs = this.now().getTime();
     const retryAfter = Math.max(1, Math.ceil(((live.oldestExpiresMs ?? nowMs) - nowMs) / 1000));
     const what =
       live.count + 1 > this.maxCount

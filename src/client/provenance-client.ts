@@ -54,22 +54,19 @@ export interface RequestOptions {
 /** A detection result from the API: the /v1 body, plus `quota` and `requestId` from its headers. */
 export type RemoteDetectionResult = DetectionResult & ResponseMeta;
 
-async function readAll(stream: AsyncIterable<Uint8Array | string>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-  return Buffer.concat(chunks);
-}
-
 /** The bytes of a FileInput, and the name to send with them. */
 async function load(file: FileInput, name: string | undefined, signal?: AbortSignal): Promise<{ bytes: Uint8Array; name: string }> {
   if (typeof file === 'string' || file instanceof URL) {
     // Loaded here, not on import: fs/promises brings streams and readline (docs/PERFORMANCE.md).
-    const { readFile } = await import('node:fs/promises');
-    const bytes = await readFile(file, { signal });
+    const { readFileForUpload } = await import('./file-input.js');
+    const bytes = await readFileForUpload(file, signal);
     return { bytes, name: name ?? basename(typeof file === 'string' ? file : file.pathname) };
   }
   if (file instanceof Uint8Array) return { bytes: file, name: name ?? 'file' };
-  if (file && typeof (file as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function') return { bytes: await readAll(file), name: name ?? 'file' };
+  if (file && typeof (file as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function') {
+    const { readStreamForUpload } = await import('./file-input.js');
+    return { bytes: await readStreamForUpload(file as AsyncIterable<Uint8Array | string>), name: name ?? 'file' };
+  }
   throw new TypeError('file must be a path, a URL, a Uint8Array or a readable stream.');
 }
 

@@ -72,6 +72,15 @@ describe('check --crjson', () => {
     expect(run.stderr).toBe(`provenance: ${files['plain.jpg']}: no C2PA manifest, so no crJSON.\n`);
   });
 
+  it('a file of a type c2pa-rs does not read is called that, not damaged, even when it names "c2pa"', async () => {
+    const notes = join(dir, 'notes.txt');
+    writeFileSync(notes, 'Our c2pa notes: the manifest store is a jumb box.\n');
+    const run = await runCli(['check', '--crjson', notes]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(`provenance: ${notes}: The media type application/octet-stream is not read by c2pa-rs.\n`);
+  });
+
   it.each([
     [['--crjson', '--rubric', 'signals'], /--crjson and --rubric cannot be used together/],
     [['--rubric', 'labels'], /--rubric: unknown rubric "labels"\. The rubrics: signals, conformance-2\.2, conformance-2\.4\./],

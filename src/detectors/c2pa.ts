@@ -12,6 +12,7 @@ const NOT_FOUND: DetectorOutcome = { result: 'not_found', confidence: 1 };
 // c2pa-rs errors that mean "there is no manifest here", as opposed to "could not read it".
 const NO_MANIFEST = /JumbfNotFound|ProvenanceMissing|ClaimMissing|JumbfBoxNotFound|NotFound\b/;
 const REMOTE_URL = /RemoteManifestUrl\("([^"]*)"\)/;
+const UNSUPPORTED_TYPE = /^C2pa\(UnsupportedType\)$/;
 
 export function outcomeForError(err: unknown): DetectorOutcome {
   const message = errorText(err);
@@ -90,7 +91,7 @@ async function attachSignals(found: DetectorOutcome, cr: CrJsonStore, activeLabe
  * c2pa-rs's crJSON of a file, the text its reader's crJson() gives with these anchors (the same
  * settings as the c2pa check's read), or undefined when the file carries no manifest. A file
  * c2pa-rs cannot read (damaged, or its manifest stored remotely) throws an Error whose message is
- * the reason the c2pa check gives.
+ * the reason the c2pa check gives; one of a media type c2pa-rs does not read, an Error saying so.
  */
 export async function readCrJson(media: Pick<Media, 'bytes' | 'type'>, trustAnchorsPem?: string): Promise<string | undefined> {
   if (!hasC2paMarker(media.bytes)) return undefined;
@@ -100,6 +101,9 @@ export async function readCrJson(media: Pick<Media, 'bytes' | 'type'>, trustAnch
     reader = await wasm.WasmReader.fromBytes(media.type, media.bytes, readerSettings(trustAnchorsPem));
     return reader.crJson();
   } catch (err) {
+    // The c2pa check hands c2pa-rs only the media types it lists; --crjson hands it any file that
+    // passes the marker test (a text file that names "c2pa"), which is not a damaged one.
+    if (UNSUPPORTED_TYPE.test(errorText(err))) throw new Error(`The media type ${media.type} is not read by c2pa-rs.`);
     const outcome = outcomeForError(err);
     if (outcome.result === 'not_found') return undefined;
     throw new Error(outcome.reason ?? 'c2pa-rs cannot read the file.');

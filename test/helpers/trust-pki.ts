@@ -2,34 +2,13 @@
 // another, as the C2PA Trust List and TSA Trust List keep them apart, and a signer certificate
 // that expires seconds after it signs (`openssl ca -enddate` sets it to the second), so that a
 // check made after that reads a credential whose certificate has expired since it signed.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Pki } from '../fixtures/make.js';
+import { makeEcKey, openssl, pemToDer, PKI_EXTENSIONS, writePkcs8, type Pki } from '../fixtures/make.js';
 
-const OPENSSL = existsSync('/usr/bin/openssl') ? '/usr/bin/openssl' : 'openssl';
-
-const EXT = `
-[root]
-basicConstraints = critical, CA:TRUE
-keyUsage = critical, keyCertSign, cRLSign
-subjectKeyIdentifier = hash
-authorityKeyIdentifier = keyid:always
-
-[leaf]
-basicConstraints = critical, CA:FALSE
-keyUsage = critical, digitalSignature
-extendedKeyUsage = emailProtection, 1.3.6.1.5.5.7.3.36
-subjectKeyIdentifier = hash
-authorityKeyIdentifier = keyid:always
-
-[tsa]
-basicConstraints = critical, CA:FALSE
-keyUsage = critical, digitalSignature
-extendedKeyUsage = critical, timeStamping
-subjectKeyIdentifier = hash
-authorityKeyIdentifier = keyid:always
-
+// `openssl ca` (not `x509 -req`) sets a certificate's end to the second; it wants a CA section
+// with its database and serial files beside the extension sections every test PKI shares.
+const CA_CONFIG = `${PKI_EXTENSIONS}
 [ca]
 default_ca = ca_default
 
@@ -73,11 +52,11 @@ function utcTime(d: Date): string {
  */
 export function makeSplitPki(dir: string, leafSeconds: number, names: { org?: string; cn?: string } = {}): SplitPki {
   mkdirSync(dir, { recursive: true });
-  const run = (args: string[]) => execFileSync(OPENSSL, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  writeFileSync(join(dir, 'ext.cnf'), EXT);
+  const run = (args: string[]) => openssl(dir, args);
+  writeFileSync(join(dir, 'ext.cnf'), CA_CONFIG);
   writeFileSync(join(dir, 'index.txt'), '');
   writeFileSync(join(dir, 'serial'), '4001\n');
-  for (const n of ['signer-root', 'leaf', 'tsa-root', 'tsa']) run(['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-out', `${n}.key`]);
+  for (const n of ['signer-root', 'leaf', 'tsa-root', 'tsa']) makeEcKey(dir, n);
   for (const [n, subj] of [
     ['signer-root', '/C=US/O=Provenance Split Test/CN=split signer root'],
     ['tsa-root', '/C=US/O=Provenance Split Test/CN=split tsa root'],
@@ -93,20 +72,19 @@ export function makeSplitPki(dir: string, leafSeconds: number, names: { org?: st
   ]);
   run(['req', '-new', '-sha256', '-key', 'tsa.key', '-subj', '/C=US/O=Provenance Split Test/CN=split tsa', '-out', 'tsa.csr']);
   run(['x509', '-req', '-sha256', '-days', '30', '-in', 'tsa.csr', '-CA', 'tsa-root.pem', '-CAkey', 'tsa-root.key', '-set_serial', '0x5001', '-extfile', 'ext.cnf', '-extensions', 'tsa', '-out', 'tsa.pem']);
-  run(['pkcs8', '-topk8', '-nocrypt', '-in', 'leaf.key', '-out', 'leaf.pk8']);
-  run(['pkcs8', '-topk8', '-nocrypt', '-in', 'tsa.key', '-out', 'tsa.pk8']);
+  writePkcs8(dir, 'leaf');
+  writePkcs8(dir, 'tsa');
   const read = (f: string) => readFileSync(join(dir, f), 'utf8');
   // makeTimeStamp puts intermediate.pem in the token as the TSA's chain.
   writeFileSync(join(dir, 'intermediate.pem'), read('tsa-root.pem'));
-  const der = (pem: string) => new Uint8Array(Buffer.from(pem.replace(/-----(BEGIN|END) [^-]+-----/g, '').replace(/\s+/g, ''), 'base64'));
   const leafPem = read('leaf.pem');
   const signer: Pki = {
     dir,
-    chainDer: [der(leafPem)],
+    chainDer: [pemToDer(leafPem)],
     chainPem: leafPem,
     keyPem: read('leaf.pk8'),
     rootPem: read('signer-root.pem'),
-    rootDer: der(read('signer-root.pem')),
+    rootDer: pemToDer(read('signer-root.pem')),
     tsaCertPem: read('tsa.pem'),
     tsaKeyPem: read('tsa.pk8'),
   };

@@ -2,46 +2,30 @@
 // 1,100-file scan runs (once alone, once among the others), ends with exactly one result per
 // input, equal (checks and results) to `check --json` of the same files. Real PostgreSQL, real
 // subprocesses of the built CLI.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { comparable, inputCounts, makeMixedFolder, startWorker, waitFor, type CliProcess } from '../helpers/fleet.js';
-import { createTestDatabase, sql, type TestDatabase } from '../helpers/postgres.js';
+import { beforeAll, expect, it } from 'vitest';
+import { comparable, fleetTestBed, inputCounts, makeMixedFolder, waitFor } from '../helpers/fleet.js';
+import { sql } from '../helpers/postgres.js';
 import { parseLines, runBin } from '../helpers/run-cli.js';
 import { makeSignedSet } from '../helpers/signed.js';
 
 const FILES = 1100;
-let dir: string;
-let db: TestDatabase;
-const workers: CliProcess[] = [];
+const bed = fleetTestBed('prov-fleet-crash-');
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  dir = mkdtempSync(join(tmpdir(), 'prov-fleet-crash-'));
-  makeMixedFolder(join(dir, 'photos'), FILES, (await makeSignedSet()).jpeg);
+  makeMixedFolder(join(bed.dir, 'photos'), FILES, (await makeSignedSet()).jpeg);
 }, 120_000);
 
-afterAll(async () => {
-  for (const w of workers) w.child.kill('SIGKILL');
-  await Promise.all(workers.map((w) => w.exited));
-  await db?.drop();
-  rmSync(dir, { recursive: true, force: true });
-});
-
 it('three workers, one killed twice: every input has exactly one result, equal to check --json', async () => {
-  const queue = db.url;
+  const queue = bed.queue;
   // Small batches and a short lease, so that kills land in the middle of batches and their
   // batches come back within seconds.
-  const started = await runBin(['scan', 'start', 'crash', 'photos', '--queue', queue, '--batch', '40', '--lease', '3'], { cwd: dir });
+  const started = await runBin(['scan', 'start', 'crash', 'photos', '--queue', queue, '--batch', '40', '--lease', '3'], { cwd: bed.dir });
   expect(started.stderr).toContain(`${FILES.toLocaleString('en-US')} inputs listed`);
   expect(started.code).toBe(0);
 
-  const spawnOne = () => {
-    const w = startWorker(queue);
-    workers.push(w);
-    return w;
-  };
+  const spawnOne = () => bed.worker();
   // First kill: the victim alone, so the batches it holds when it dies are certainly its own.
   let victim = spawnOne();
   await waitFor('100 results', async () => (await inputCounts(queue, 'crash')).done >= 100);
@@ -71,8 +55,8 @@ it('three workers, one killed twice: every input has exactly one result, equal t
   expect(status).toMatchObject({ state: 'finished', total: FILES, queued: 0, done: byState!.done, failed: byState!.failed });
   expect(status.workers.reduce((sum: number, w: { done: number; failed: number }) => sum + w.done + w.failed, 0)).toBe(FILES);
 
-  const results = await runBin(['scan', 'results', 'crash', '--json', '--queue', queue], { cwd: dir });
-  const checked = await runBin(['check', '--json', 'photos'], { cwd: dir });
+  const results = await runBin(['scan', 'results', 'crash', '--json', '--queue', queue], { cwd: bed.dir });
+  const checked = await runBin(['check', '--json', 'photos'], { cwd: bed.dir });
   const fromScan = parseLines(results.stdout);
   const fromCheck = parseLines(checked.stdout);
   expect(fromScan).toHaveLength(FILES);

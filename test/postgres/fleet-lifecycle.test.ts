@@ -2,50 +2,27 @@
 // built CLI: a poison input, SIGTERM's drain, a `scan start` killed while it lists, cancel, retry
 // of failures only, --incremental, the library's functions, and a clear message for each bad input.
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runScanWorker, scanResults, scanStatus, startScan } from '../../src/index.js';
 import { tinyJpeg } from '../fixtures/make.js';
-import { comparable, inputCounts, makeMixedFolder, startCli, startWorker, waitFor, type CliProcess } from '../helpers/fleet.js';
+import { comparable, fleetTestBed, inputCounts, makeMixedFolder, startCli, waitFor } from '../helpers/fleet.js';
 import { makeServerCertificate, startHttpsServer } from '../helpers/https-server.js';
-import { createTestDatabase, sql, type TestDatabase } from '../helpers/postgres.js';
+import { sql } from '../helpers/postgres.js';
 import { parseLines, runBin } from '../helpers/run-cli.js';
 
-let dir: string;
 /** Each test's own queue (a database of its own): a worker takes batches of every scan in its queue. */
-let db: TestDatabase;
-const databases: TestDatabase[] = [];
-const workers: CliProcess[] = [];
-const spawned = (w: CliProcess) => (workers.push(w), w);
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'prov-fleet-life-'));
-});
-
-beforeEach(async () => {
-  db = await createTestDatabase();
-  databases.push(db);
-}, 60_000);
-
-afterAll(async () => {
-  for (const w of workers) w.child.kill('SIGKILL');
-  await Promise.all(workers.map((w) => w.exited));
-  for (const d of databases) await d.drop();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const scanCli = (args: string[]) => runBin(['scan', ...args, '--queue', db.url], { cwd: dir });
+const bed = fleetTestBed('prov-fleet-life-', { databasePerTest: true });
 
 describe('a poison input', () => {
   it('that ends every worker reading it becomes one failed input after its tries; the rest finish', async () => {
-    makeMixedFolder(join(dir, 'poison'), 30);
-    writeFileSync(join(dir, 'poison', 'd00', 'POISON.jpg'), tinyJpeg({ seed: 99 }));
+    makeMixedFolder(join(bed.dir, 'poison'), 30);
+    writeFileSync(join(bed.dir, 'poison', 'd00', 'POISON.jpg'), tinyJpeg({ seed: 99 }));
     // The crash comes from outside the program, as a fault in a native decoder would: a module
     // preloaded into the worker's process (and its threads) kills the process when a file whose
     // name holds POISON is opened. Nothing of this is in the shipped code.
-    const hook = join(dir, 'poison-hook.mjs');
+    const hook = join(bed.dir, 'poison-hook.mjs');
     writeFileSync(
       hook,
       `import fs from 'node:fs';
@@ -58,30 +35,30 @@ fs.openSync = function (path, ...rest) {
 syncBuiltinESMExports();
 `,
     );
-    expect((await scanCli(['start', 'poison', 'poison', '--batch', '10', '--lease', '3'])).code).toBe(0);
+    expect((await bed.scan(['start', 'poison', 'poison', '--batch', '10', '--lease', '3'])).code).toBe(0);
     // A supervisor's restart (systemd Restart=always, a Kubernetes Deployment): a worker that
     // dies is started again until the scan is finished.
     let deaths = 0;
-    let current = spawned(startWorker(db.url, [], { NODE_OPTIONS: `--import=${hook}` }));
+    let current = bed.worker([], { NODE_OPTIONS: `--import=${hook}` });
     await waitFor(
       'the poison scan to finish',
       async () => {
         if (current.child.exitCode !== null || current.child.signalCode !== null) {
           deaths++;
-          current = spawned(startWorker(db.url, [], { NODE_OPTIONS: `--import=${hook}` }));
+          current = bed.worker([], { NODE_OPTIONS: `--import=${hook}` });
         }
-        return (await inputCounts(db.url, 'poison')).queued === 0;
+        return (await inputCounts(bed.queue, 'poison')).queued === 0;
       },
       150_000,
     );
     current.child.kill('SIGTERM');
     expect(deaths).toBeGreaterThanOrEqual(2);
-    const counts = await inputCounts(db.url, 'poison');
+    const counts = await inputCounts(bed.queue, 'poison');
     expect(counts).toEqual({ queued: 0, done: 30, failed: 1 });
-    const [row] = await sql(db.url, `SELECT state, reason, starts FROM provenance_scan.inputs WHERE scan = 'poison' AND source LIKE '%POISON.jpg'`);
+    const [row] = await sql(bed.queue, `SELECT state, reason, starts FROM provenance_scan.inputs WHERE scan = 'poison' AND source LIKE '%POISON.jpg'`);
     expect(row!.state).toBe('failed');
     expect(row!.reason).toMatch(/every worker that checked it ended before it was checked \(2 tries\)/);
-    const results = parseLines((await scanCli(['results', 'poison', '--json'])).stdout);
+    const results = parseLines((await bed.scan(['results', 'poison', '--json'])).stdout);
     const poison = results.filter((l) => l.source.endsWith('POISON.jpg'));
     expect(poison).toEqual([{ source: 'poison/d00/POISON.jpg', error: { type: 'check_failed', message: expect.stringContaining('written off') } }]);
     expect(results).toHaveLength(31);
@@ -90,36 +67,36 @@ syncBuiltinESMExports();
 
 describe('SIGTERM', () => {
   it('finishes the batches in hand, writes their results and exits 0; the rest stay queued', async () => {
-    makeMixedFolder(join(dir, 'drain'), 600);
-    expect((await scanCli(['start', 'drain', 'drain', '--batch', '200'])).code).toBe(0);
-    const w = spawned(startWorker(db.url));
-    await waitFor('a first result', async () => (await inputCounts(db.url, 'drain')).done > 0);
+    makeMixedFolder(join(bed.dir, 'drain'), 600);
+    expect((await bed.scan(['start', 'drain', 'drain', '--batch', '200'])).code).toBe(0);
+    const w = bed.worker();
+    await waitFor('a first result', async () => (await inputCounts(bed.queue, 'drain')).done > 0);
     w.child.kill('SIGTERM');
     const { code } = await w.exited;
     expect(code).toBe(0);
     expect(w.stderr()).toContain('stopping after the batches in hand');
-    const counts = await inputCounts(db.url, 'drain');
+    const counts = await inputCounts(bed.queue, 'drain');
     // Whole batches only: none left half done, and no batch left held.
     expect(counts.done % 200).toBe(0);
     expect(counts.done).toBeGreaterThan(0);
     expect(counts.queued).toBe(600 - counts.done);
-    expect(await sql(db.url, `SELECT 1 FROM provenance_queue.job WHERE state = 'active'`)).toEqual([]);
+    expect(await sql(bed.queue, `SELECT 1 FROM provenance_queue.job WHERE state = 'active'`)).toEqual([]);
   }, 120_000);
 });
 
 describe('scan cancel', () => {
   it('stops new batches: a worker started after it takes none of them', async () => {
-    makeMixedFolder(join(dir, 'cancel'), 100);
-    expect((await scanCli(['start', 'cancel', 'cancel', '--batch', '20'])).code).toBe(0);
-    const cancelled = await scanCli(['cancel', 'cancel']);
+    makeMixedFolder(join(bed.dir, 'cancel'), 100);
+    expect((await bed.scan(['start', 'cancel', 'cancel', '--batch', '20'])).code).toBe(0);
+    const cancelled = await bed.scan(['cancel', 'cancel']);
     expect(cancelled.stderr).toContain('scan cancel cancelled: 5 waiting batches will not run');
-    const w = spawned(startWorker(db.url, ['--until-empty']));
+    const w = bed.worker(['--until-empty']);
     expect((await w.exited).code).toBe(0);
-    expect(await inputCounts(db.url, 'cancel')).toEqual({ queued: 100, done: 0, failed: 0 });
-    const status = JSON.parse((await scanCli(['status', 'cancel', '--json'])).stdout);
+    expect(await inputCounts(bed.queue, 'cancel')).toEqual({ queued: 100, done: 0, failed: 0 });
+    const status = JSON.parse((await bed.scan(['status', 'cancel', '--json'])).stdout);
     expect(status).toMatchObject({ state: 'cancelled', queued: 100, done: 0 });
     // Cancelled is final: a retry says to start a new scan.
-    const retry = await scanCli(['retry', 'cancel']);
+    const retry = await bed.scan(['retry', 'cancel']);
     expect(retry.code).toBe(2);
     expect(retry.stderr).toContain('was cancelled; start a new scan');
   }, 60_000);
@@ -127,10 +104,10 @@ describe('scan cancel', () => {
 
 describe('a scan start killed while it lists (docs/SCALE.md)', () => {
   it('leaves its scan listing with what it queued checked; scan cancel ends it; --incremental from it keeps what it found', async () => {
-    makeMixedFolder(join(dir, 'killed'), 1000);
+    makeMixedFolder(join(bed.dir, 'killed'), 1000);
     // Batches of one: each is a transaction of its own, so the listing lasts seconds.
-    const start = spawned(startCli(['scan', 'start', 'killed', 'killed', '--batch', '1', '--queue', db.url], { cwd: dir }));
-    const listed = async () => ((await sql(db.url, `SELECT count(*)::int AS n FROM provenance_scan.inputs WHERE scan = 'killed'`))[0]!.n as number);
+    const start = bed.spawned(startCli(['scan', 'start', 'killed', 'killed', '--batch', '1', '--queue', bed.queue], { cwd: bed.dir }));
+    const listed = async () => ((await sql(bed.queue, `SELECT count(*)::int AS n FROM provenance_scan.inputs WHERE scan = 'killed'`))[0]!.n as number);
     // (The tables are made by the scan start itself: until then, the query fails.)
     await waitFor('10 inputs listed', async () => (await listed().catch(() => 0)) >= 10, 60_000);
     start.child.kill('SIGKILL');
@@ -138,13 +115,13 @@ describe('a scan start killed while it lists (docs/SCALE.md)', () => {
     const listedBeforeKill = await listed();
     expect(listedBeforeKill).toBeLessThan(1000); // killed mid-listing, not after it
 
-    expect((await spawned(startWorker(db.url, ['--until-empty'])).exited).code).toBe(0);
-    expect(await inputCounts(db.url, 'killed')).toEqual({ queued: 0, done: listedBeforeKill, failed: 0 });
-    expect(JSON.parse((await scanCli(['status', 'killed', '--json'])).stdout)).toMatchObject({ state: 'listing', done: listedBeforeKill, queued: 0 });
+    expect((await bed.worker(['--until-empty']).exited).code).toBe(0);
+    expect(await inputCounts(bed.queue, 'killed')).toEqual({ queued: 0, done: listedBeforeKill, failed: 0 });
+    expect(JSON.parse((await bed.scan(['status', 'killed', '--json'])).stdout)).toMatchObject({ state: 'listing', done: listedBeforeKill, queued: 0 });
 
-    expect((await scanCli(['cancel', 'killed'])).code).toBe(0);
-    expect(JSON.parse((await scanCli(['status', 'killed', '--json'])).stdout)).toMatchObject({ state: 'cancelled', done: listedBeforeKill });
-    const again = await scanCli(['start', 'killed-again', 'killed', '--incremental', 'killed', '--json']);
+    expect((await bed.scan(['cancel', 'killed'])).code).toBe(0);
+    expect(JSON.parse((await bed.scan(['status', 'killed', '--json'])).stdout)).toMatchObject({ state: 'cancelled', done: listedBeforeKill });
+    const again = await bed.scan(['start', 'killed-again', 'killed', '--incremental', 'killed', '--json']);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ total: 1000, reused: listedBeforeKill, queued: 1000 - listedBeforeKill });
   }, 120_000);
@@ -152,44 +129,44 @@ describe('a scan start killed while it lists (docs/SCALE.md)', () => {
 
 describe('scan retry and --incremental', () => {
   it('retry reruns only the failed inputs; --incremental takes the unchanged results of the scan it names', async () => {
-    const paths = makeMixedFolder(join(dir, 'retry'), 40);
-    expect((await scanCli(['start', 'first', 'retry'])).code).toBe(0);
+    const paths = makeMixedFolder(join(bed.dir, 'retry'), 40);
+    expect((await bed.scan(['start', 'first', 'retry'])).code).toBe(0);
     // Two files go away after the listing: their reads fail.
     const gone = [paths[4]!, paths[10]!];
     const kept = gone.map((p) => readFileSync(p));
     for (const p of gone) unlinkSync(p);
-    expect((await spawned(startWorker(db.url, ['--until-empty'])).exited).code).toBe(0);
-    expect(await inputCounts(db.url, 'first')).toEqual({ queued: 0, done: 38, failed: 2 });
-    const before = await sql(db.url, `SELECT seq, finished_at, worker FROM provenance_scan.inputs WHERE scan = 'first' AND state = 'done' ORDER BY seq`);
+    expect((await bed.worker(['--until-empty']).exited).code).toBe(0);
+    expect(await inputCounts(bed.queue, 'first')).toEqual({ queued: 0, done: 38, failed: 2 });
+    const before = await sql(bed.queue, `SELECT seq, finished_at, worker FROM provenance_scan.inputs WHERE scan = 'first' AND state = 'done' ORDER BY seq`);
 
     gone.forEach((p, i) => writeFileSync(p, kept[i]!));
-    const retried = await scanCli(['retry', 'first']);
+    const retried = await bed.scan(['retry', 'first']);
     expect(retried.stderr).toContain('2 failed inputs queued again');
-    expect((await spawned(startWorker(db.url, ['--until-empty'])).exited).code).toBe(0);
-    expect(await inputCounts(db.url, 'first')).toEqual({ queued: 0, done: 40, failed: 0 });
+    expect((await bed.worker(['--until-empty']).exited).code).toBe(0);
+    expect(await inputCounts(bed.queue, 'first')).toEqual({ queued: 0, done: 40, failed: 0 });
     // The 38 were not checked again.
-    const after = await sql(db.url, `SELECT seq, finished_at, worker FROM provenance_scan.inputs WHERE scan = 'first' AND seq = ANY($1::int[]) ORDER BY seq`, [before.map((r) => r.seq)]);
+    const after = await sql(bed.queue, `SELECT seq, finished_at, worker FROM provenance_scan.inputs WHERE scan = 'first' AND seq = ANY($1::int[]) ORDER BY seq`, [before.map((r) => r.seq)]);
     expect(after).toEqual(before);
-    const checked = await runBin(['check', '--json', 'retry'], { cwd: dir });
-    expect(comparable(parseLines((await scanCli(['results', 'first', '--json'])).stdout))).toEqual(comparable(parseLines(checked.stdout)));
+    const checked = await runBin(['check', '--json', 'retry'], { cwd: bed.dir });
+    expect(comparable(parseLines((await bed.scan(['results', 'first', '--json'])).stdout))).toEqual(comparable(parseLines(checked.stdout)));
 
     // One file changed, one added: a rescan checks those two only.
     writeFileSync(paths[20]!, tinyJpeg({ seed: 12345 }));
-    writeFileSync(join(dir, 'retry', 'd00', 'new.jpg'), tinyJpeg({ seed: 777 }));
-    const second = await scanCli(['start', 'second', 'retry', '--incremental', 'first', '--json']);
+    writeFileSync(join(bed.dir, 'retry', 'd00', 'new.jpg'), tinyJpeg({ seed: 777 }));
+    const second = await bed.scan(['start', 'second', 'retry', '--incremental', 'first', '--json']);
     expect(JSON.parse(second.stdout)).toMatchObject({ total: 41, reused: 39, queued: 2 });
-    expect((await spawned(startWorker(db.url, ['--until-empty'])).exited).code).toBe(0);
-    const now = await runBin(['check', '--json', 'retry'], { cwd: dir });
-    expect(comparable(parseLines((await scanCli(['results', 'second', '--json'])).stdout))).toEqual(comparable(parseLines(now.stdout)));
-    const status = JSON.parse((await scanCli(['status', 'second', '--json'])).stdout);
+    expect((await bed.worker(['--until-empty']).exited).code).toBe(0);
+    const now = await runBin(['check', '--json', 'retry'], { cwd: bed.dir });
+    expect(comparable(parseLines((await bed.scan(['results', 'second', '--json'])).stdout))).toEqual(comparable(parseLines(now.stdout)));
+    const status = JSON.parse((await bed.scan(['status', 'second', '--json'])).stdout);
     expect(status).toMatchObject({ state: 'finished', done: 41, failed: 0, reused: 39, basedOn: 'first' });
   }, 120_000);
 });
 
 describe('https:// sources', () => {
   it('workers read the URLs as given (a token and all) and store them masked; a rescan with --incremental reuses them by ETag', async () => {
-    const paths = makeMixedFolder(join(dir, 'web'), 12);
-    const pki = join(dir, 'web-pki');
+    const paths = makeMixedFolder(join(bed.dir, 'web'), 12);
+    const pki = join(bed.dir, 'web-pki');
     mkdirSync(pki);
     const tls = makeServerCertificate(pki);
     const gets: string[] = [];
@@ -206,14 +183,14 @@ describe('https:// sources', () => {
       res.end(req.method === 'HEAD' ? undefined : bytes);
     });
     try {
-      const list = join(dir, 'urls.txt');
-      writeFileSync(list, paths.map((p) => `${server.origin}/${relative(join(dir, 'web'), p)}?token=s3cret`).join('\n') + '\n');
+      const list = join(bed.dir, 'urls.txt');
+      writeFileSync(list, paths.map((p) => `${server.origin}/${relative(join(bed.dir, 'web'), p)}?token=s3cret`).join('\n') + '\n');
       const trust = { NODE_EXTRA_CA_CERTS: tls.caFile };
-      const run = (args: string[]) => runBin(['scan', ...args, '--queue', db.url], { cwd: dir, env: trust });
+      const run = (args: string[]) => bed.scan(args, trust);
       expect((await run(['start', 'web', '--files-from', list])).code).toBe(0);
-      expect((await spawned(startWorker(db.url, ['--until-empty'], trust)).exited).code).toBe(0);
+      expect((await bed.worker(['--until-empty'], trust).exited).code).toBe(0);
       const fromScan = parseLines((await run(['results', 'web', '--json'])).stdout);
-      const checked = parseLines((await runBin(['check', '--json', '--files-from', list], { cwd: dir, env: trust })).stdout);
+      const checked = parseLines((await runBin(['check', '--json', '--files-from', list], { cwd: bed.dir, env: trust })).stdout);
       expect(fromScan).toHaveLength(12);
       expect(comparable(fromScan)).toEqual(comparable(checked));
       expect(fromScan[0].source).toBe(`${server.origin}/d00/f00000.png?token=***`);
@@ -228,24 +205,24 @@ describe('https:// sources', () => {
 
 describe('the library', () => {
   it('startScan, runScanWorker, scanStatus and scanResults do what the commands do', async () => {
-    makeMixedFolder(join(dir, 'lib'), 12);
-    const started = await startScan({ name: 'lib', sources: [join(dir, 'lib')], queue: db.url, batchSize: 5 });
+    makeMixedFolder(join(bed.dir, 'lib'), 12);
+    const started = await startScan({ name: 'lib', sources: [join(bed.dir, 'lib')], queue: bed.queue, batchSize: 5 });
     expect(started).toMatchObject({ total: 12, queued: 12, batches: 3, reused: 0 });
-    const summary = await runScanWorker({ queue: db.url, concurrency: 1, untilEmpty: true });
+    const summary = await runScanWorker({ queue: bed.queue, concurrency: 1, untilEmpty: true });
     expect(summary).toMatchObject({ batches: 3, inputs: 12 });
-    expect(await scanStatus('lib', { queue: db.url })).toMatchObject({ state: 'finished', done: 12, total: 12 });
+    expect(await scanStatus('lib', { queue: bed.queue })).toMatchObject({ state: 'finished', done: 12, total: 12 });
     const lines: string[] = [];
-    for await (const row of scanResults('lib', { queue: db.url })) lines.push(row.line!);
-    const checked = await runBin(['check', '--json', join(dir, 'lib')]);
+    for await (const row of scanResults('lib', { queue: bed.queue })) lines.push(row.line!);
+    const checked = await runBin(['check', '--json', join(bed.dir, 'lib')]);
     expect(comparable(lines.map((l) => JSON.parse(l)))).toEqual(comparable(parseLines(checked.stdout)));
 
     // The readable report and the HTML report of the same results, as `check` and `check --html` give them.
-    const text = await scanCli(['results', 'lib']);
-    const plain = await runBin(['check', join(dir, 'lib')], { env: { PROVENANCE_QUEUE: '' } });
+    const text = await bed.scan(['results', 'lib']);
+    const plain = await runBin(['check', join(bed.dir, 'lib')], { env: { PROVENANCE_QUEUE: '' } });
     expect(text.code).toBe(0);
     expect(text.stdout.replace(/\d+ ms/g, '')).toBe(plain.stdout.replace(/\d+ ms/g, ''));
-    const report = join(dir, 'lib-report.html');
-    const html = await scanCli(['results', 'lib', '--html', report]);
+    const report = join(bed.dir, 'lib-report.html');
+    const html = await bed.scan(['results', 'lib', '--html', report]);
     expect(html.stderr).toContain(`report written to ${report}`);
     const page = readFileSync(report, 'utf8');
     for (const line of lines) expect(page).toContain(JSON.parse(line).source.split('/').pop());
@@ -264,26 +241,26 @@ describe('bad input', () => {
     expect(down.code).toBe(1);
     expect(down.stderr).toContain('cannot reach the queue at 127.0.0.1:1/none: nothing accepts connections there.');
     expect(down.stderr).not.toContain('secret');
-    const missing = await scanCli(['status', 'nope']);
+    const missing = await bed.scan(['status', 'nope']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no scan named nope in the queue at 127.0.0.1:');
-    const badName = await scanCli(['start', 'no spaces', 'x']);
+    const badName = await bed.scan(['start', 'no spaces', 'x']);
     expect(badName.stderr).toContain('is not a scan name');
-    makeMixedFolder(join(dir, 'bad'), 3);
-    expect((await scanCli(['start', 'lib', 'bad'])).code).toBe(0);
-    const again = await scanCli(['start', 'lib', 'bad']);
+    makeMixedFolder(join(bed.dir, 'bad'), 3);
+    expect((await bed.scan(['start', 'lib', 'bad'])).code).toBe(0);
+    const again = await bed.scan(['start', 'lib', 'bad']);
     expect(again.stderr).toContain('a scan named lib exists already');
-    const stdin = await scanCli(['start', 'stdin', '-']);
+    const stdin = await bed.scan(['start', 'stdin', '-']);
     expect(stdin.stderr).toContain('standard input (-) cannot be a scan source');
-    const batch = await scanCli(['start', 'b', 'lib', '--batch', '0']);
+    const batch = await bed.scan(['start', 'b', 'lib', '--batch', '0']);
     expect(batch.stderr).toContain('the batch size takes a whole number from 1 to 10000');
-    const checks = await scanCli(['start', 'c', 'lib', '--checks', 'nope']);
+    const checks = await bed.scan(['start', 'c', 'lib', '--checks', 'nope']);
     expect(checks.code).toBe(2);
     expect(checks.stderr).toMatch(/unknown/i);
-    const incremental = await scanCli(['start', 'd', 'lib', '--incremental', 'never']);
+    const incremental = await bed.scan(['start', 'd', 'lib', '--incremental', 'never']);
     expect(incremental.stderr).toContain('--incremental never: no such scan');
     // A source that is not there: listed as a failed input, said at once, exit 1 as check's.
-    const gone = await scanCli(['start', 'gone', 'not-there']);
+    const gone = await bed.scan(['start', 'gone', 'not-there']);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain('not-there: no such file or folder.');
   }, 60_000);

@@ -8,8 +8,7 @@
 // against the same database).
 // Real PostgreSQL, the built CLI as a subprocess, a real HTTPS server on 127.0.0.1, every wait bounded.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { claim, holdLease, InputReads, STUCK_GRACE_MS } from '../../src/fleet/batch-claims.js';
@@ -17,21 +16,17 @@ import { openFleet, type FleetConnection } from '../../src/fleet/fleet-connectio
 import { BATCH_QUEUE } from '../../src/fleet/fleet-settings.js';
 import { tinyJpeg, tinyPng } from '../fixtures/make.js';
 import { makeServerCertificate, startHttpsServer, type HttpsTestServer, type TlsFiles } from '../helpers/https-server.js';
-import { inputCounts, startWorker, type CliProcess } from '../helpers/fleet.js';
-import { createTestDatabase, sql, type TestDatabase } from '../helpers/postgres.js';
+import { fleetTestBed, inputCounts } from '../helpers/fleet.js';
+import { sql } from '../helpers/postgres.js';
 import { runBin } from '../helpers/run-cli.js';
 
-let dir: string;
-let db: TestDatabase;
+const bed = fleetTestBed('prov-fleet-reads-');
 let tls: TlsFiles;
 let https: HttpsTestServer;
 const trickles = new Set<NodeJS.Timeout>();
-const workers: CliProcess[] = [];
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  dir = mkdtempSync(join(tmpdir(), 'prov-fleet-reads-'));
-  tls = makeServerCertificate(dir);
+  tls = makeServerCertificate(bed.dir);
   // /trickle: 1,000 bytes promised, one sent a second (HEAD answered at once).
   https = await startHttpsServer(tls, (req, res) => {
     res.writeHead(200, { 'content-length': '1000' });
@@ -43,19 +38,15 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const w of workers) w.child.kill('SIGKILL');
-  await Promise.all(workers.map((w) => w.exited));
   for (const t of trickles) clearInterval(t);
   await https?.stop();
-  await db?.drop();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 it('a symlink to /dev/zero, a named pipe and a row naming /dev/zero each fail; the worker exits', async () => {
-  const photos = join(dir, 'photos');
+  const photos = join(bed.dir, 'photos');
   mkdirSync(photos);
   for (const name of ['zero.jpg', 'pipe.jpg', 'row.png', 'fine.jpg']) writeFileSync(join(photos, name), name.endsWith('.png') ? tinyPng() : tinyJpeg());
-  const started = await runBin(['scan', 'start', 'swapped', 'photos', '--queue', db.url], { cwd: dir });
+  const started = await runBin(['scan', 'start', 'swapped', 'photos', '--queue', bed.queue], { cwd: bed.dir });
   expect(started.code).toBe(0);
   // After the listing: two files swapped by someone who can write into the folder, and a row
   // pointed at the device itself.
@@ -63,16 +54,15 @@ it('a symlink to /dev/zero, a named pipe and a row naming /dev/zero each fail; t
   symlinkSync('/dev/zero', join(photos, 'zero.jpg'));
   rmSync(join(photos, 'pipe.jpg'));
   execFileSync('mkfifo', [join(photos, 'pipe.jpg')]);
-  await sql(db.url, `UPDATE provenance_scan.inputs SET location = '{"path": "/dev/zero"}'::jsonb WHERE scan = 'swapped' AND source LIKE '%row.png'`);
+  await sql(bed.queue, `UPDATE provenance_scan.inputs SET location = '{"path": "/dev/zero"}'::jsonb WHERE scan = 'swapped' AND source LIKE '%row.png'`);
 
   // Two threads, so the pool (not only one in-process read) is what reads them.
-  const w = startWorker(db.url, ['--until-empty', '--concurrency', '2']);
-  workers.push(w);
+  const w = bed.worker(['--until-empty', '--concurrency', '2']);
   const ended = await Promise.race([w.exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 60_000))]);
   expect(ended).toEqual({ code: 0, signal: null });
 
-  expect(await inputCounts(db.url, 'swapped')).toEqual({ queued: 0, done: 1, failed: 3 });
-  const rows = await sql(db.url, `SELECT source, line FROM provenance_scan.inputs WHERE scan = 'swapped' AND state = 'failed' ORDER BY source`);
+  expect(await inputCounts(bed.queue, 'swapped')).toEqual({ queued: 0, done: 1, failed: 3 });
+  const rows = await sql(bed.queue, `SELECT source, line FROM provenance_scan.inputs WHERE scan = 'swapped' AND state = 'failed' ORDER BY source`);
   const errors = Object.fromEntries(rows.map((r) => [String(r.source).split('/').pop(), (typeof r.line === 'string' ? JSON.parse(r.line) : r.line).error]));
   expect(errors['pipe.jpg']).toEqual({ type: 'read_error', message: expect.stringMatching(/pipe\.jpg: not a regular file \(a named pipe\); only regular files are read\.$/) });
   expect(errors['zero.jpg']).toEqual({ type: 'read_error', message: expect.stringMatching(/zero\.jpg: not a regular file \(a character device\); only regular files are read\.$/) });
@@ -80,13 +70,12 @@ it('a symlink to /dev/zero, a named pipe and a row naming /dev/zero each fail; t
 }, 120_000);
 
 it('scan worker --read-timeout 2: an https:// source sent a byte a second fails at the deadline; the worker exits', async () => {
-  const started = await runBin(['scan', 'start', 'trickle', `${https.origin}/trickle?token=SECRET`, '--queue', db.url], { cwd: dir });
+  const started = await runBin(['scan', 'start', 'trickle', `${https.origin}/trickle?token=SECRET`, '--queue', bed.queue], { cwd: bed.dir });
   expect(started.code).toBe(0);
-  const w = startWorker(db.url, ['--until-empty', '--read-timeout', '2'], { NODE_EXTRA_CA_CERTS: tls.caFile });
-  workers.push(w);
+  const w = bed.worker(['--until-empty', '--read-timeout', '2'], { NODE_EXTRA_CA_CERTS: tls.caFile });
   const ended = await Promise.race([w.exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 60_000))]);
   expect(ended).toEqual({ code: 0, signal: null });
-  const [row] = await sql(db.url, `SELECT state, line FROM provenance_scan.inputs WHERE scan = 'trickle'`);
+  const [row] = await sql(bed.queue, `SELECT state, line FROM provenance_scan.inputs WHERE scan = 'trickle'`);
   expect(row!.state).toBe('failed');
   const line = typeof row!.line === 'string' ? JSON.parse(row!.line) : row!.line;
   expect(line.error).toEqual({
@@ -94,21 +83,21 @@ it('scan worker --read-timeout 2: an https:// source sent a byte a second fails 
     message: expect.stringMatching(/\/trickle\?token=\*\*\*: the read did not finish within 2 seconds \(\d+ of 1,000 bytes read\); a whole read has that long \(--read-timeout\)\.$/),
   });
   // A bad value is refused before any batch is taken.
-  const refused = await runBin(['scan', 'worker', '--queue', db.url, '--read-timeout', '0', '--until-empty']);
+  const refused = await runBin(['scan', 'worker', '--queue', bed.queue, '--read-timeout', '0', '--until-empty']);
   expect(refused.code).not.toBe(0);
   expect(refused.stderr).toContain('--read-timeout takes a whole number from 1 to 3600');
 }, 120_000);
 
 it("a batch whose read is stuck past its deadline stops renewing its lease; another batch's goes on", async () => {
   // Two batches of one input each, claimed here as a worker would.
-  const photos = join(dir, 'lease');
+  const photos = join(bed.dir, 'lease');
   mkdirSync(photos);
   for (const name of ['a.jpg', 'b.jpg']) writeFileSync(join(photos, name), tinyJpeg());
-  expect((await runBin(['scan', 'start', 'lease', 'lease', '--queue', db.url, '--batch', '1', '--lease', '3'], { cwd: dir })).code).toBe(0);
+  expect((await runBin(['scan', 'start', 'lease', 'lease', '--queue', bed.queue, '--batch', '1', '--lease', '3'], { cwd: bed.dir })).code).toBe(0);
   let fleet: FleetConnection | undefined;
   const leases: { stop(): void }[] = [];
   try {
-    fleet = await openFleet(db.url);
+    fleet = await openFleet(bed.queue);
     const jobs = await claim(fleet, BATCH_QUEUE, 2);
     expect(jobs).toHaveLength(2);
     const [stuckJob, liveJob] = jobs as [(typeof jobs)[0], (typeof jobs)[0]];
@@ -118,7 +107,7 @@ it("a batch whose read is stuck past its deadline stops renewing its lease; anot
     const endsLive = reads.begin(liveJob.id, 'https://h/fine.jpg');
     const log: string[] = [];
     leases.push(holdLease(fleet, stuckJob.id, 3, (l) => log.push(l), reads), holdLease(fleet, liveJob.id, 3, (l) => log.push(l), reads));
-    const startedOn = async (id: string) => new Date((await sql(db.url, `SELECT started_on FROM provenance_queue.job WHERE id = $1`, [id]))[0]!.started_on as string).getTime();
+    const startedOn = async (id: string) => new Date((await sql(bed.queue, `SELECT started_on FROM provenance_queue.job WHERE id = $1`, [id]))[0]!.started_on as string).getTime();
     const before = { stuck: await startedOn(stuckJob.id), live: await startedOn(liveJob.id) };
     // The live batch's read ends; the stuck one is still going past its deadline and the grace.
     endsLive();

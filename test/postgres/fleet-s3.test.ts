@@ -1,46 +1,36 @@
 // Issue 33: a distributed scan of an S3 prefix of 1,000 objects gives the same results as the same
 // scan of a folder of those files (a real S3 API server, s3rver, on 127.0.0.1; the real AWS SDK);
 // a bucket that is not there is a clear message at `scan start`.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { comparable, inputCounts, makeMixedFolder, startWorker, waitFor, type CliProcess } from '../helpers/fleet.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
-import { parseLines, runBin } from '../helpers/run-cli.js';
+import { comparable, fleetTestBed, inputCounts, makeMixedFolder, waitFor } from '../helpers/fleet.js';
+import { parseLines } from '../helpers/run-cli.js';
 import { s3rverEnv, startS3rver, type S3Server } from '../helpers/s3rver.js';
 import { makeSignedSet } from '../helpers/signed.js';
 
 const OBJECTS = 1000;
-let dir: string;
-let db: TestDatabase;
+const bed = fleetTestBed('prov-fleet-s3-');
 let server: S3Server;
-const workers: CliProcess[] = [];
 
-const awsEnv = () => s3rverEnv(server.endpoint, dir);
+const awsEnv = () => s3rverEnv(server.endpoint, bed.dir);
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  dir = mkdtempSync(join(tmpdir(), 'prov-fleet-s3-'));
-  const files = makeMixedFolder(join(dir, 'archive'), OBJECTS, (await makeSignedSet()).jpeg);
-  server = await startS3rver(join(dir, 's3rver'), ['photos']);
+  const files = makeMixedFolder(join(bed.dir, 'archive'), OBJECTS, (await makeSignedSet()).jpeg);
+  server = await startS3rver(join(bed.dir, 's3rver'), ['photos']);
   const client = new S3Client({ endpoint: server.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
   for (let i = 0; i < files.length; i += 25) {
-    await Promise.all(files.slice(i, i + 25).map((f) => client.send(new PutObjectCommand({ Bucket: 'photos', Key: relative(dir, f), Body: readFileSync(f) }))));
+    await Promise.all(files.slice(i, i + 25).map((f) => client.send(new PutObjectCommand({ Bucket: 'photos', Key: relative(bed.dir, f), Body: readFileSync(f) }))));
   }
   client.destroy();
 }, 180_000);
 
 afterAll(async () => {
-  for (const w of workers) w.child.kill('SIGKILL');
-  await Promise.all(workers.map((w) => w.exited));
   await server?.stop();
-  await db?.drop();
-  rmSync(dir, { recursive: true, force: true });
 });
 
-const scanCli = (args: string[]) => runBin(['scan', ...args, '--queue', db.url], { cwd: dir, env: awsEnv() });
+const scanCli = (args: string[]) => bed.scan(args, awsEnv());
 
 it('a prefix of 1,000 objects gives the results of the same files in a folder, in the same order', async () => {
   const fromBucket = await scanCli(['start', 'bucket', 's3://photos/archive', '--json']);
@@ -48,8 +38,8 @@ it('a prefix of 1,000 objects gives the results of the same files in a folder, i
   expect(JSON.parse(fromBucket.stdout)).toMatchObject({ total: OBJECTS, queued: OBJECTS, batches: 5 });
   expect((await scanCli(['start', 'folder', 'archive'])).code).toBe(0);
   // Two workers share both scans; the SDK's Node-version notice is never shown.
-  workers.push(startWorker(db.url, [], awsEnv()), startWorker(db.url, [], awsEnv()));
-  await waitFor('both scans to finish', async () => (await inputCounts(db.url, 'bucket')).queued + (await inputCounts(db.url, 'folder')).queued === 0, 180_000);
+  const workers = [bed.worker([], awsEnv()), bed.worker([], awsEnv())];
+  await waitFor('both scans to finish', async () => (await inputCounts(bed.queue, 'bucket')).queued + (await inputCounts(bed.queue, 'folder')).queued === 0, 180_000);
   for (const w of workers) w.child.kill('SIGTERM');
   for (const w of workers) expect((await w.exited).code).toBe(0);
   for (const w of workers) expect(w.stderr()).not.toMatch(/NodeVersionSupportWarning|AWS SDK for JavaScript/);
@@ -66,5 +56,5 @@ it('a bucket that is not there is said at once, and its scan has that one failed
   const missing = await scanCli(['start', 'nobucket', 's3://no-such-bucket/x']);
   expect(missing.code).toBe(1);
   expect(missing.stderr).toMatch(/s3:\/\/no-such-bucket\/x: .*bucket/i);
-  expect(await inputCounts(db.url, 'nobucket')).toEqual({ queued: 0, done: 0, failed: 1 });
+  expect(await inputCounts(bed.queue, 'nobucket')).toEqual({ queued: 0, done: 0, failed: 1 });
 });

@@ -4,40 +4,18 @@
 // `check` for bad URLs and of partial results for a scan still listing, --incremental only across
 // the same options and engine, and file names made printable in the start's and the worker's
 // messages. Every URL names 127.0.0.1:1, where nothing listens; none is requested.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listScans, scanStatus } from '../../src/index.js';
 import { tinyJpeg } from '../fixtures/make.js';
-import { inputCounts, makeMixedFolder, startWorker, type CliProcess } from '../helpers/fleet.js';
-import { createTestDatabase, sql, type TestDatabase } from '../helpers/postgres.js';
+import { fleetTestBed, inputCounts, makeMixedFolder } from '../helpers/fleet.js';
+import { sql } from '../helpers/postgres.js';
 import { parseLines, runBin } from '../helpers/run-cli.js';
 
-let dir: string;
-let db: TestDatabase;
-const databases: TestDatabase[] = [];
-const workers: CliProcess[] = [];
-const spawned = (w: CliProcess) => (workers.push(w), w);
+const bed = fleetTestBed('prov-fleet-sources-', { databasePerTest: true });
 
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'prov-fleet-sources-'));
-});
-
-beforeEach(async () => {
-  db = await createTestDatabase();
-  databases.push(db);
-}, 60_000);
-
-afterAll(async () => {
-  for (const w of workers) w.child.kill('SIGKILL');
-  await Promise.all(workers.map((w) => w.exited));
-  for (const d of databases) await d.drop();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const scanCli = (args: string[], env: NodeJS.ProcessEnv = {}) => runBin(['scan', ...args, '--queue', db.url], { cwd: dir, env });
-const untilEmpty = async () => expect((await spawned(startWorker(db.url, ['--until-empty'])).exited).code).toBe(0);
+const untilEmpty = async () => expect((await bed.worker(['--until-empty']).exited).code).toBe(0);
 
 const SECRET_URLS = [
   'https://alice:hunter2pw@127.0.0.1:1/a.png?token=tok3nSECRET',
@@ -48,113 +26,113 @@ const clear = (text: string) => SECRETS.filter((s) => text.includes(s));
 
 describe("a scan's sources", () => {
   it('are kept masked: status, list, the library and the HTML report show no token, password or signature', async () => {
-    makeMixedFolder(join(dir, 'masked'), 3);
-    const started = await scanCli(['start', 'masked', 'masked', ...SECRET_URLS]);
+    makeMixedFolder(join(bed.dir, 'masked'), 3);
+    const started = await bed.scan(['start', 'masked', 'masked', ...SECRET_URLS]);
     expect(started.code).toBe(0);
-    const stored = await sql(db.url, `SELECT sources::text AS sources, source_count::int AS count FROM provenance_scan.scans WHERE name = 'masked'`);
+    const stored = await sql(bed.queue, `SELECT sources::text AS sources, source_count::int AS count FROM provenance_scan.scans WHERE name = 'masked'`);
     expect(clear(stored[0]!.sources)).toEqual([]);
     expect(stored[0]!.count).toBe(3);
 
-    const status = await scanCli(['status', 'masked', '--json']);
+    const status = await bed.scan(['status', 'masked', '--json']);
     expect(clear(status.stdout)).toEqual([]);
     expect(JSON.parse(status.stdout)).toMatchObject({
       sources: ['masked', 'https://***:***@127.0.0.1:1/a.png?token=***', expect.stringContaining('X-Amz-Signature=***')],
       sourceCount: 3,
     });
-    const list = await scanCli(['list', '--json']);
+    const list = await bed.scan(['list', '--json']);
     expect(clear(list.stdout)).toEqual([]);
     expect(JSON.parse(list.stdout)[0].sourceCount).toBe(3);
-    const fromLibrary = await scanStatus('masked', { queue: db.url });
+    const fromLibrary = await scanStatus('masked', { queue: bed.queue });
     expect(clear(JSON.stringify(fromLibrary))).toEqual([]);
-    expect(clear(JSON.stringify(await listScans({ queue: db.url })))).toEqual([]);
+    expect(clear(JSON.stringify(await listScans({ queue: bed.queue })))).toEqual([]);
 
-    const report = join(dir, 'masked.html');
-    const html = await scanCli(['results', 'masked', '--html', report]);
+    const report = join(bed.dir, 'masked.html');
+    const html = await bed.scan(['results', 'masked', '--html', report]);
     expect(html.stderr).toContain(`report written to ${report}`);
     const page = readFileSync(report, 'utf8');
     expect(page).toContain('<title>Provenance report: masked, https://***:***@127.0.0.1:1/a.png?token=***, https://127.0.0.1:1/b.png?');
     expect(page).toContain('Inputs: masked, https://***:***@127.0.0.1:1/a.png?token=***, ');
     expect(clear(page)).toEqual([]);
     // The workers read the URL as given: its input's row keeps it (docs/SCALE.md).
-    const [row] = await sql(db.url, `SELECT location->>'url' AS url FROM provenance_scan.inputs WHERE scan = 'masked' AND location ? 'url' ORDER BY seq LIMIT 1`);
+    const [row] = await sql(bed.queue, `SELECT location->>'url' AS url FROM provenance_scan.inputs WHERE scan = 'masked' AND location ? 'url' ORDER BY seq LIMIT 1`);
     expect(row!.url).toBe(SECRET_URLS[0]);
   }, 60_000);
 
   it('of a --files-from list are counted, not listed: status stays small for thousands', async () => {
-    const list = join(dir, 'many.txt');
+    const list = join(bed.dir, 'many.txt');
     writeFileSync(list, Array.from({ length: 5000 }, (_, i) => `https://127.0.0.1:1/f${i}.png?token=t${i}`).join('\n') + '\n');
-    const started = await scanCli(['start', 'many', '--files-from', list, '--json']);
+    const started = await bed.scan(['start', 'many', '--files-from', list, '--json']);
     expect(started.code).toBe(0);
     expect(JSON.parse(started.stdout)).toMatchObject({ total: 5000, queued: 5000 });
-    const status = await scanCli(['status', 'many', '--json']);
+    const status = await bed.scan(['status', 'many', '--json']);
     expect(status.stdout.length).toBeLessThan(2000);
     const parsed = JSON.parse(status.stdout);
     expect(parsed.sourceCount).toBe(5000);
     expect(parsed.sources).toEqual(Array.from({ length: 5 }, (_, i) => `https://127.0.0.1:1/f${i}.png?token=***`));
-    expect((await scanCli(['list', '--json'])).stdout.length).toBeLessThan(2000);
-    const [{ length }] = await sql(db.url, `SELECT jsonb_array_length(sources) AS length FROM provenance_scan.scans WHERE name = 'many'`);
+    expect((await bed.scan(['list', '--json'])).stdout.length).toBeLessThan(2000);
+    const [{ length }] = await sql(bed.queue, `SELECT jsonb_array_length(sources) AS length FROM provenance_scan.scans WHERE name = 'many'`);
     expect(length).toBe(5);
   }, 120_000);
 
   it('kept in clear by a version-1 database are masked in place by the first command of this version', async () => {
-    makeMixedFolder(join(dir, 'old'), 2);
-    expect((await scanCli(['start', 'old', 'old'])).code).toBe(0);
+    makeMixedFolder(join(bed.dir, 'old'), 2);
+    expect((await bed.scan(['start', 'old', 'old'])).code).toBe(0);
     // The row as version 1 wrote it: every source as given, and no count.
     const given = ['old', ...SECRET_URLS, ...Array.from({ length: 7 }, (_, i) => `https://u:p${i}@127.0.0.1:1/${i}`)];
-    await sql(db.url, `UPDATE provenance_scan.scans SET sources = $1, source_count = NULL WHERE name = 'old'`, [JSON.stringify(given)]);
-    await sql(db.url, `UPDATE provenance_scan.version SET version = 1`);
-    const list = await scanCli(['list', '--json']);
+    await sql(bed.queue, `UPDATE provenance_scan.scans SET sources = $1, source_count = NULL WHERE name = 'old'`, [JSON.stringify(given)]);
+    await sql(bed.queue, `UPDATE provenance_scan.version SET version = 1`);
+    const list = await bed.scan(['list', '--json']);
     expect(list.code).toBe(0);
     expect(JSON.parse(list.stdout)[0]).toMatchObject({ sources: ['old', 'https://***:***@127.0.0.1:1/a.png?token=***', expect.any(String), 'https://***:***@127.0.0.1:1/0', 'https://***:***@127.0.0.1:1/1'], sourceCount: 10 });
-    const [row] = await sql(db.url, `SELECT sources::text AS sources FROM provenance_scan.scans WHERE name = 'old'`);
+    const [row] = await sql(bed.queue, `SELECT sources::text AS sources FROM provenance_scan.scans WHERE name = 'old'`);
     expect(clear(row!.sources)).toEqual([]);
-    expect(await sql(db.url, `SELECT version FROM provenance_scan.version`)).toEqual([{ version: 2 }]);
+    expect(await sql(bed.queue, `SELECT version FROM provenance_scan.version`)).toEqual([{ version: 2 }]);
   }, 60_000);
 
   it('that name one file in several spellings give it one input (real paths compared)', async () => {
-    const folder = join(dir, 'spell');
+    const folder = join(bed.dir, 'spell');
     mkdirSync(folder);
     for (const name of ['a.jpg', 'b.jpg', 'camera.jpg']) writeFileSync(join(folder, name), tinyJpeg({ seed: name.length }));
-    symlinkSync(join(folder, 'camera.jpg'), join(dir, 'link-to-camera.jpg'));
-    const started = await scanCli(['start', 'spell', 'spell', './spell/camera.jpg', join(folder, 'camera.jpg'), 'link-to-camera.jpg', 'spell/../spell/b.jpg', '--json']);
+    symlinkSync(join(folder, 'camera.jpg'), join(bed.dir, 'link-to-camera.jpg'));
+    const started = await bed.scan(['start', 'spell', 'spell', './spell/camera.jpg', join(folder, 'camera.jpg'), 'link-to-camera.jpg', 'spell/../spell/b.jpg', '--json']);
     expect(started.code).toBe(0);
     expect(JSON.parse(started.stdout)).toMatchObject({ total: 3, queued: 3 });
-    const rows = await sql(db.url, `SELECT source FROM provenance_scan.inputs WHERE scan = 'spell' ORDER BY seq`);
+    const rows = await sql(bed.queue, `SELECT source FROM provenance_scan.inputs WHERE scan = 'spell' ORDER BY seq`);
     expect(rows.map((r) => r.source)).toEqual(['spell/a.jpg', 'spell/b.jpg', 'spell/camera.jpg']);
   }, 60_000);
 });
 
 describe('exit codes', () => {
   it("an http:// or malformed s3:// or https:// source is a usage error (2) before the scan takes its name, as check's", async () => {
-    makeMixedFolder(join(dir, 'codes'), 2);
+    makeMixedFolder(join(bed.dir, 'codes'), 2);
     for (const bad of ['http://127.0.0.1:1/a.png', 's3://', 'https://']) {
-      const run = await scanCli(['start', 'codes', 'codes', bad]);
+      const run = await bed.scan(['start', 'codes', 'codes', bad]);
       expect(run.code, bad).toBe(2);
-      const checked = await runBin(['check', bad], { cwd: dir });
+      const checked = await runBin(['check', bad], { cwd: bed.dir });
       expect(checked.code).toBe(2);
       expect(run.stderr.trim()).toBe(checked.stderr.trim());
     }
-    expect(JSON.parse((await scanCli(['list', '--json'])).stdout)).toEqual([]);
+    expect(JSON.parse((await bed.scan(['list', '--json'])).stdout)).toEqual([]);
     // In a --files-from list it is that input's failure, as check makes it that input's error line.
-    const list = join(dir, 'codes.txt');
+    const list = join(bed.dir, 'codes.txt');
     writeFileSync(list, 'http://127.0.0.1:1/a.png\n');
-    const listed = await scanCli(['start', 'codes', 'codes', '--files-from', list, '--json']);
+    const listed = await bed.scan(['start', 'codes', 'codes', '--files-from', list, '--json']);
     expect(listed.code).toBe(1);
     expect(JSON.parse(listed.stdout)).toMatchObject({ total: 3, queued: 2 });
   }, 60_000);
 
   it('scan results of a scan still listing says it is incomplete and exits 1, as for partial results', async () => {
-    makeMixedFolder(join(dir, 'listing'), 4);
-    expect((await scanCli(['start', 'listing', 'listing'])).code).toBe(0);
+    makeMixedFolder(join(bed.dir, 'listing'), 4);
+    expect((await bed.scan(['start', 'listing', 'listing'])).code).toBe(0);
     await untilEmpty();
-    expect((await scanCli(['results', 'listing', '--json'])).code).toBe(0);
+    expect((await bed.scan(['results', 'listing', '--json'])).code).toBe(0);
     // Its scan start died while listing (fleet-lifecycle.test.ts kills one): the row stays 'listing'.
-    await sql(db.url, `UPDATE provenance_scan.scans SET state = 'listing' WHERE name = 'listing'`);
-    const results = await scanCli(['results', 'listing', '--json']);
+    await sql(bed.queue, `UPDATE provenance_scan.scans SET state = 'listing' WHERE name = 'listing'`);
+    const results = await bed.scan(['results', 'listing', '--json']);
     expect(results.code).toBe(1);
     expect(parseLines(results.stdout)).toHaveLength(4);
     expect(results.stderr).toContain('provenance: scan listing is incomplete: its sources are still being listed, or its scan start ended while listing');
-    const text = await scanCli(['results', 'listing']);
+    const text = await bed.scan(['results', 'listing']);
     expect(text.code).toBe(1);
     expect(text.stderr).toContain('is incomplete');
   }, 60_000);
@@ -162,26 +140,26 @@ describe('exit codes', () => {
 
 describe('--incremental', () => {
   it("takes an earlier scan's results only when its checks, catalogue and engine build are this scan's", async () => {
-    makeMixedFolder(join(dir, 'incr'), 6);
-    expect((await scanCli(['start', 'narrow', 'incr', '--checks', 'c2pa'])).code).toBe(0);
+    makeMixedFolder(join(bed.dir, 'incr'), 6);
+    expect((await bed.scan(['start', 'narrow', 'incr', '--checks', 'c2pa'])).code).toBe(0);
     await untilEmpty();
-    const wide = await scanCli(['start', 'wide', 'incr', '--incremental', 'narrow', '--json']);
+    const wide = await bed.scan(['start', 'wide', 'incr', '--incremental', 'narrow', '--json']);
     expect(JSON.parse(wide.stdout)).toMatchObject({ total: 6, reused: 0, queued: 6, notReused: expect.stringContaining('its results were made with other checks (c2pa; this scan: ') });
     expect(wide.stderr).toContain('nothing taken from scan narrow: its results were made with other checks');
     await untilEmpty();
-    const lines = parseLines((await scanCli(['results', 'wide', '--json'])).stdout);
+    const lines = parseLines((await bed.scan(['results', 'wide', '--json'])).stdout);
     expect(lines).toHaveLength(6);
     for (const line of lines) expect(line.checks_run.length).toBeGreaterThan(1);
 
     // The same options and build: every result is taken.
-    const same = await scanCli(['start', 'same', 'incr', '--incremental', 'wide', '--json']);
+    const same = await bed.scan(['start', 'same', 'incr', '--incremental', 'wide', '--json']);
     expect(JSON.parse(same.stdout)).toMatchObject({ total: 6, reused: 6, queued: 0 });
     expect(JSON.parse(same.stdout).notReused).toBeUndefined();
-    const hosted = await scanCli(['start', 'hosted', 'incr', '--catalogue', 'hosted', '--incremental', 'wide', '--json']);
+    const hosted = await bed.scan(['start', 'hosted', 'incr', '--catalogue', 'hosted', '--incremental', 'wide', '--json']);
     expect(JSON.parse(hosted.stdout)).toMatchObject({ reused: 0, queued: 6 });
     // Another engine build started `wide`: nothing is taken from it.
-    await sql(db.url, `UPDATE provenance_scan.scans SET engine = '0.0.1+another' WHERE name = 'wide'`);
-    const other = await scanCli(['start', 'other', 'incr', '--incremental', 'wide', '--json']);
+    await sql(bed.queue, `UPDATE provenance_scan.scans SET engine = '0.0.1+another' WHERE name = 'wide'`);
+    const other = await bed.scan(['start', 'other', 'incr', '--incremental', 'wide', '--json']);
     expect(JSON.parse(other.stdout)).toMatchObject({ reused: 0, queued: 6, notReused: expect.stringContaining('another build of provenance (engine 0.0.1+another') });
   }, 120_000);
 });
@@ -190,21 +168,21 @@ describe('file names in messages', () => {
   const EVIL = 'evil\x1b]0;OWNED\x07\x1b[2J\x1b[31m';
 
   it("reach the terminal printable: scan start's listing errors and the worker's log of an input", async () => {
-    const start = await scanCli(['start', 'evil', `${EVIL}missing.jpg`]);
+    const start = await bed.scan(['start', 'evil', `${EVIL}missing.jpg`]);
     expect(start.code).toBe(1);
     expect(start.stderr).not.toMatch(/\x1b|\x07/);
     expect(start.stderr).toContain('evil\\x1b]0;OWNED\\x07\\x1b[2J\\x1b[31mmissing.jpg');
 
     // An input written off by the worker (begun twice before without a result) is named in its log.
-    const folder = join(dir, 'evil');
+    const folder = join(bed.dir, 'evil');
     mkdirSync(folder);
     writeFileSync(join(folder, `${EVIL}.jpg`), tinyJpeg({ seed: 5 }));
-    expect((await scanCli(['start', 'evil2', 'evil'])).code).toBe(0);
-    await sql(db.url, `UPDATE provenance_scan.inputs SET starts = 2 WHERE scan = 'evil2'`);
-    await sql(db.url, `UPDATE provenance_queue.job SET retry_count = 1 WHERE name = 'provenance-scan-batches' AND data->>'scan' = 'evil2'`);
-    const worker = spawned(startWorker(db.url, ['--until-empty']));
+    expect((await bed.scan(['start', 'evil2', 'evil'])).code).toBe(0);
+    await sql(bed.queue, `UPDATE provenance_scan.inputs SET starts = 2 WHERE scan = 'evil2'`);
+    await sql(bed.queue, `UPDATE provenance_queue.job SET retry_count = 1 WHERE name = 'provenance-scan-batches' AND data->>'scan' = 'evil2'`);
+    const worker = bed.worker(['--until-empty']);
     expect((await worker.exited).code).toBe(0);
-    expect(await inputCounts(db.url, 'evil2')).toEqual({ queued: 0, done: 0, failed: 1 });
+    expect(await inputCounts(bed.queue, 'evil2')).toEqual({ queued: 0, done: 0, failed: 1 });
     expect(worker.stderr()).toContain('every worker that checked it ended before it was checked');
     expect(worker.stderr()).toContain('evil\\x1b]0;OWNED\\x07\\x1b[2J\\x1b[31m.jpg');
     expect(worker.stderr()).not.toMatch(/\x1b|\x07/);

@@ -156,7 +156,8 @@ export async function runWorker(plan: WorkerPlan): Promise<WorkerSummary> {
             toldEngine.add(scan.name);
             plan.log(`scan ${scan.name} was started by another build of provenance (engine ${scan.engine}; this worker: ${plan.engine}); its results may differ from this worker's.`);
           }
-          await runBatch(plan, id, scan, job, connections, onDispatched, summary, (source) => reads.begin(job!.id, source));
+          const batch: BatchRun = { plan, scan, job, connections, onDispatched, reading: (source) => reads.begin(job!.id, source) };
+          await writingUnder(plan.fleet, scan.name, id, summary, (writer) => runBatch(batch, writer));
         }
         await plan.fleet.boss.complete(BATCH_QUEUE, job.id);
         summary.batches++;
@@ -233,39 +234,40 @@ interface InputRow {
   starts: number;
 }
 
+/** One batch in hand, and what its inputs are read and checked with. */
+interface BatchRun {
+  plan: WorkerPlan;
+  scan: ScanRow;
+  job: ClaimedBatch;
+  connections: SourceConnections;
+  /** Called once every input of the batch is in the pool's hands: the worker may claim the next. */
+  onDispatched: () => void;
+  /** An input's read begins (holdLease watches its deadline); the function returned ends it. */
+  reading: (source: string) => () => void;
+}
+
 /**
- * `onDispatched`: called once every input of the batch is in the pool's hands (the worker may claim
- * the next). What it wrote is added to `tally` even when the batch fails later: those rows stay
- * written, and a retry of the batch leaves them (and counts nothing for them).
+ * A writer of `scan`'s rows under the worker's name `id`, given to `write`. What it wrote is added
+ * to `tally` even when `write` fails later: those rows stay written, and a retry of the batch
+ * leaves them (and counts nothing for them).
  */
-async function runBatch(
-  plan: WorkerPlan,
+async function writingUnder(
+  fleet: FleetConnection,
+  scan: string,
   id: string,
-  scan: ScanRow,
-  job: ClaimedBatch,
-  connections: SourceConnections,
-  onDispatched: () => void,
   tally: WorkerSummary,
-  reading: (source: string) => () => void,
+  write: (writer: ResultWriter) => Promise<void>,
 ): Promise<void> {
-  const writer = new ResultWriter(plan.fleet, scan.name, id);
+  const writer = new ResultWriter(fleet, scan, id);
   try {
-    await writeBatch(plan, scan, job, connections, onDispatched, writer, reading);
+    await write(writer);
   } finally {
     tally.inputs += writer.written;
     tally.failed += writer.failed;
   }
 }
 
-async function writeBatch(
-  plan: WorkerPlan,
-  scan: ScanRow,
-  job: ClaimedBatch,
-  connections: SourceConnections,
-  onDispatched: () => void,
-  writer: ResultWriter,
-  reading: (source: string) => () => void,
-): Promise<void> {
+async function runBatch({ plan, scan, job, connections, onDispatched, reading }: BatchRun, writer: ResultWriter): Promise<void> {
   const { fleet } = plan;
   // The C2PA lists are this machine's (paths differ between machines; updated lists too).
   const { c2paLists, ...stored }: ScanCheckOptions = scan.options;
@@ -341,18 +343,14 @@ async function writeOffDead(plan: WorkerPlan, id: string, tally: WorkerSummary):
       `SELECT seq, source FROM ${SCAN_SCHEMA}.inputs WHERE scan = $1 AND seq = ANY($2::int[]) AND state = 'queued'`,
       [job.data.scan, job.data.seqs],
     );
-    const writer = new ResultWriter(plan.fleet, job.data.scan, id);
-    try {
+    // Written under this worker's name (the scan's per-worker counts have them): counted here too.
+    await writingUnder(plan.fleet, job.data.scan, id, tally, async (writer) => {
       for (const row of rows) {
         const error: ErrorInfo = { type: 'check_failed', message: `${row.source}: not checked; its batch failed every try (last: ${message}).` };
         await writer.add(row.seq, { source: row.source, ok: false, error, inputError: false });
       }
       await writer.flush();
-    } finally {
-      // Written under this worker's name (the scan's per-worker counts have them): counted here too.
-      tally.inputs += writer.written;
-      tally.failed += writer.failed;
-    }
+    });
     if (rows.length) plan.log(`scan ${job.data.scan}: ${rows.length} input(s) of a batch that failed every try written off as failed (${message}).`);
     await plan.fleet.boss.complete(DEAD_QUEUE, job.id);
   }

@@ -8,7 +8,7 @@ import { guardOutput } from './commands/output-guard.js';
 import { registerRemoteCommands } from './commands/remote-cli.js';
 import { registerScanCommands } from './commands/scan-cli.js';
 // `check` is the command that has to start fast: it is part of dist/cli.js, not a lazy bundle.
-import { runCheck } from './commands/check.js';
+import { runCheck, type InputSelection } from './commands/check.js';
 import { splitCheckList } from './engine/checks.js';
 
 const EXIT_CODES_HELP = `
@@ -66,6 +66,47 @@ function parseSeconds(value: string): number {
   return Number(value);
 }
 
+/**
+ * The flags of `check` that go with --crjson and --rubric: their own; what to read (lists, filters);
+ * the anchors; and those taken before this list was made though they do nothing there: --quiet
+ * and --local (no progress is drawn; the read is always on this machine), the caches' switches,
+ * and --concurrency and --read-timeout, which are not applied (one file at a time in this thread;
+ * an https:// or s3:// read has the default deadline). Every other flag of check is refused
+ * beside them, a flag added to check later included until it is named here
+ * (test/check-c2pa-flags.test.ts runs each flag both ways).
+ */
+export const C2PA_OUTPUT_FLAGS: ReadonlySet<string> = new Set([
+  '--crjson',
+  '--rubric',
+  '--trust-list',
+  '--tsa-trust-list',
+  '--validation-time',
+  '--files-from',
+  '--null',
+  '--include',
+  '--exclude',
+  '--case-sensitive',
+  '--trust-anchors',
+  '--quiet',
+  '--local',
+  '--concurrency',
+  '--read-timeout',
+  '--no-cache',
+  '--no-incremental',
+]);
+
+/** The flags given on `command`'s command line, by their long names, in its help's order. */
+function flagsGiven(command: Command): string[] {
+  return command.options
+    .filter((option) => {
+      const key = option.attributeName();
+      if (command.getOptionValueSource(key) !== 'cli') return false;
+      // --incremental and --no-incremental set one value: the one given last is what counts.
+      return option.negate ? command.getOptionValue(key) === false : command.getOptionValue(key) !== false;
+    })
+    .map((option) => option.long ?? option.flags);
+}
+
 function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
   const program = new Command('provenance')
     .description('Check image, audio and video files for provenance markers (C2PA, camera EXIF).')
@@ -116,38 +157,28 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
     .option('--tsa-trust-list <file>', 'with --crjson/--rubric: the time-stamping authorities\' trust list (PEM)')
     .option('--validation-time <time>', 'not supported: c2pa-rs cannot validate at a given time (refused with exit 2)')
     .addHelpText('after', EXIT_CODES_HELP)
-    .action(async (inputs: string[], opts: CheckFlags) => {
+    .action(async (inputs: string[], opts: CheckFlags, command: Command) => {
+      const selection: InputSelection = {
+        inputs,
+        filesFrom: opts.filesFrom,
+        nul: opts.null,
+        include: opts.include,
+        exclude: opts.exclude,
+        caseSensitive: opts.caseSensitive,
+      };
       if (opts.crjson || opts.rubric !== undefined || opts.trustList !== undefined || opts.tsaTrustList !== undefined || opts.validationTime !== undefined) {
         const { runC2paOutput } = await import('./commands/c2pa-output.js');
-        const given: [boolean, string][] = [
-          [opts.json, '--json'],
-          [opts.html !== undefined, '--html'],
-          [opts.remote, '--remote'],
-          [opts.incremental === true, '--incremental'],
-          [opts.failOn.length > 0, '--fail-on'],
-          [opts.allowEmpty, '--allow-empty'],
-          [opts.summary, '--summary'],
-          [opts.explain, '--explain'],
-          [opts.checks !== undefined, '--checks'],
-          [opts.catalogue !== undefined, '--catalogue'],
-          [opts.cacheMax !== undefined, '--cache-max'],
-        ];
         setExit(
           await runC2paOutput(
             {
-              inputs,
+              ...selection,
               crjson: opts.crjson,
               rubric: opts.rubric,
               trustAnchors: opts.trustAnchors,
               trustList: opts.trustList,
               tsaTrustList: opts.tsaTrustList,
               validationTime: opts.validationTime,
-              filesFrom: opts.filesFrom,
-              nul: opts.null,
-              include: opts.include,
-              exclude: opts.exclude,
-              caseSensitive: opts.caseSensitive,
-              otherFlags: given.filter(([on]) => on).map(([, name]) => name),
+              otherFlags: flagsGiven(command).filter((flag) => !C2PA_OUTPUT_FLAGS.has(flag)),
             },
             io,
           ),
@@ -158,17 +189,12 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
       setExit(
         await runCheck(
           {
-            inputs,
+            ...selection,
             checks,
             catalogue: opts.catalogue,
             json: opts.json,
             trustAnchors: opts.trustAnchors,
             explain: opts.explain,
-            filesFrom: opts.filesFrom,
-            nul: opts.null,
-            include: opts.include,
-            exclude: opts.exclude,
-            caseSensitive: opts.caseSensitive,
             allowEmpty: opts.allowEmpty,
             concurrency: opts.concurrency,
             failOn: opts.failOn,

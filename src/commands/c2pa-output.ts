@@ -12,11 +12,11 @@ import { expandInputs, readInput, STDIN } from '../engine/inputs.js';
 import { makePathFilter } from '../engine/path-filter.js';
 import { crJsonText, isRubricName, RUBRIC_NAMES, rubricOutput, type RubricName } from '../library/c2pa-output.js';
 import { printable } from '../ui/terminal-text.js';
+import type { InputSelection } from './check.js';
 import { EXIT, type CommandIO } from './io.js';
 import { LineBatcher } from './line-batcher.js';
 
-export interface C2paOutputOptions {
-  inputs: string[];
+export interface C2paOutputOptions extends InputSelection {
   /** `--crjson`: print c2pa-rs's crJSON. */
   crjson?: boolean;
   /** `--rubric NAME`: print the rubric's output (signals, conformance-2.2, conformance-2.4). */
@@ -29,11 +29,6 @@ export interface C2paOutputOptions {
   tsaTrustList?: string;
   /** `--validation-time TIME`: refused (c2pa-rs cannot validate at a given time). */
   validationTime?: string;
-  filesFrom?: string;
-  nul?: boolean;
-  include?: string[];
-  exclude?: string[];
-  caseSensitive?: boolean;
   /** Flags of `check` that do not go with --crjson / --rubric, by name, when given. */
   otherFlags?: string[];
 }

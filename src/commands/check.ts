@@ -38,8 +38,19 @@ import { errorLine, resultLine, signalsOf, withVerdict } from '../library/json-l
 import type { CheckItem, RemoteChecker } from './remote-checker.js';
 import { EXIT, isCi, wantsColor, type CommandIO } from './io.js';
 
-export interface CheckOptions {
+/** What a run reads: the inputs named, a list of more, and the filters of folders' files. */
+export interface InputSelection {
   inputs: string[];
+  /** `--files-from FILE|-`: more inputs, one per line (NUL-separated with `nul`). */
+  filesFrom?: string;
+  nul?: boolean;
+  include?: string[];
+  exclude?: string[];
+  /** `--case-sensitive`: --include/--exclude match letter case exactly (default: any case). */
+  caseSensitive?: boolean;
+}
+
+export interface CheckOptions extends InputSelection {
   checks?: string[];
   /** `--catalogue full|hosted`; undefined: the `catalogue` setting, else full. */
   catalogue?: string;
@@ -50,13 +61,6 @@ export interface CheckOptions {
   explain?: boolean;
   /** Worker threads; default: the available cores. 1 checks in this thread. */
   concurrency?: number;
-  /** `--files-from FILE|-`: more inputs, one per line (NUL-separated with `nul`). */
-  filesFrom?: string;
-  nul?: boolean;
-  include?: string[];
-  exclude?: string[];
-  /** `--case-sensitive`: --include/--exclude match letter case exactly (default: any case). */
-  caseSensitive?: boolean;
   /** `--allow-empty`: with --fail-on, a run that checked no file is not a failure. */
   allowEmpty?: boolean;
   /** `--fail-on CHECK=RESULT`, repeatable: exit 4 when any file matches. */

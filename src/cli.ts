@@ -68,10 +68,10 @@ function parseSeconds(value: string): number {
 
 /**
  * The flags of `check` that go with --crjson and --rubric: their own; what to read (lists, filters);
- * the anchors; and those taken before this list was made though they do nothing there: --quiet
- * and --local (no progress is drawn; the read is always on this machine), the caches' switches,
- * and --concurrency and --read-timeout, which are not applied (one file at a time in this thread;
- * an https:// or s3:// read has the default deadline). Every other flag of check is refused
+ * the anchors; --read-timeout, the deadline of an https:// or s3:// read, as for check; and those
+ * taken before this list was made though they do nothing there: --quiet and --local (no progress
+ * is drawn; the read is always on this machine), the caches' switches, and --concurrency (one
+ * file at a time in this thread). Every other flag of check is refused
  * beside them, a flag added to check later included until it is named here
  * (test/check-c2pa-flags.test.ts runs each flag both ways).
  */
@@ -178,6 +178,7 @@ function buildProgram(io: CommandIO, setExit: (code: number) => void): Command {
               trustList: opts.trustList,
               tsaTrustList: opts.tsaTrustList,
               validationTime: opts.validationTime,
+              readTimeout: opts.readTimeout,
               otherFlags: flagsGiven(command).filter((flag) => !C2PA_OUTPUT_FLAGS.has(flag)),
             },
             io,

@@ -150,6 +150,17 @@ describe('a whole https:// read has a deadline', () => {
     }
   }, 120_000);
 
+  it('check --crjson and --rubric take --read-timeout too: the URL is cut at the deadline, a bad value is a usage error', async () => {
+    for (const mode of [['--crjson'], ['--rubric', 'signals']]) {
+      const run = await runBounded(['check', ...mode, '--read-timeout', '1', `${server.origin}/trickle`], 30_000);
+      expect(run.elapsedMs).toBeLessThan(20_000);
+      expect([run.code, run.stdout]).toEqual([1, '']);
+      expect(run.stderr).toMatch(/: the read did not finish within 1 second \(\d+ of 1,000 bytes read\); a whole read has that long \(--read-timeout\)\.\n$/);
+      const refused = await runBounded(['check', ...mode, '--read-timeout', '0', `${server.origin}/trickle`], 30_000);
+      expect([refused.code, refused.stderr]).toEqual([2, 'provenance: --read-timeout takes whole seconds from 1 to 3600.\n']);
+    }
+  }, 120_000);
+
   it("the library's check() takes readTimeoutMs, and refuses a bad one before any request", async () => {
     await expect(check(`${server.origin}/trickle`, { readTimeoutMs: 0 })).rejects.toThrow(RangeError);
   });

@@ -10,6 +10,7 @@ import { readFileList, openFileList } from '../engine/file-list.js';
 import type { FsPath } from '../engine/byte-paths.js';
 import { expandInputs, readInput, STDIN } from '../engine/inputs.js';
 import { makePathFilter } from '../engine/path-filter.js';
+import { readTimeoutProblem } from '../engine/read-deadline.js';
 import { crJsonText, isRubricName, RUBRIC_NAMES, rubricOutput, type RubricName } from '../library/c2pa-output.js';
 import { printable } from '../ui/terminal-text.js';
 import type { InputSelection } from './check.js';
@@ -29,6 +30,8 @@ export interface C2paOutputOptions extends InputSelection {
   tsaTrustList?: string;
   /** `--validation-time TIME`: refused (c2pa-rs cannot validate at a given time). */
   validationTime?: string;
+  /** `--read-timeout SECONDS`: as for `check`, the deadline of a whole https:// or s3:// read. */
+  readTimeout?: number;
   /** Flags of `check` that do not go with --crjson / --rubric, by name, when given. */
   otherFlags?: string[];
 }
@@ -82,6 +85,8 @@ function checkFlags(options: C2paOutputOptions): RubricName | undefined {
       '--validation-time: not supported. c2pa-rs, which validates the credentials, has no setting for a validation time: it judges a certificate at its trusted time stamp\'s time, else at the present time (docs/C2PA.md "crJSON").',
     );
   }
+  const timeoutProblem = options.readTimeout === undefined ? undefined : readTimeoutProblem(options.readTimeout);
+  if (timeoutProblem) throw new UsageError(timeoutProblem);
   if (options.rubric !== undefined && !isRubricName(options.rubric)) {
     throw new UsageError(`--rubric: unknown rubric "${printable(options.rubric)}". The rubrics: ${RUBRIC_NAMES.join(', ')}.`);
   }
@@ -115,7 +120,10 @@ export async function runC2paOutput(options: C2paOutputOptions, io: CommandIO): 
   };
   const filter = makePathFilter(options.include, options.exclude, { caseSensitive: options.caseSensitive });
   try {
-    for await (const item of expandInputs(allInputs(options, io.stdin), { filter })) {
+    for await (const item of expandInputs(allInputs(options, io.stdin), {
+      filter,
+      ...(options.readTimeout === undefined ? {} : { readTimeoutMs: options.readTimeout * 1000 }),
+    })) {
       let text: string | undefined;
       try {
         text = await crJsonText(await readInput(item, io.stdin), { trustAnchorsPem: pem });

@@ -18,7 +18,7 @@ import { failuresOf, FailOnError, parseFailOn, type FailCondition } from '../eng
 import type { FsPath } from '../engine/byte-paths.js';
 import { openFileList, readFileList } from '../engine/file-list.js';
 import { expandInputs, STDIN, type InputItem } from '../engine/inputs.js';
-import { READ_TIMEOUT_MAX_SECONDS } from '../engine/read-deadline.js';
+import { readTimeoutProblem } from '../engine/read-deadline.js';
 import { makePathFilter } from '../engine/path-filter.js';
 import { ReadAhead } from '../engine/read-ahead.js';
 import { isHttpsUrl, isPlainHttpUrl, parseHttpsUrl } from '../engine/https-source.js';
@@ -209,9 +209,8 @@ async function plan(options: CheckOptions, io: CommandIO): Promise<Plan> {
     const checks = options.checks ?? (catalogue === 'hosted' ? [...HOSTED_DETECTOR_IDS] : undefined);
     return { checks, catalogue, failOn, trust: {}, concurrency, remote, cacheSetting };
   }
-  if (options.readTimeout !== undefined && !(Number.isInteger(options.readTimeout) && options.readTimeout >= 1 && options.readTimeout <= READ_TIMEOUT_MAX_SECONDS)) {
-    throw new UsageError(`--read-timeout takes whole seconds from 1 to ${READ_TIMEOUT_MAX_SECONDS}.`);
-  }
+  const timeoutProblem = options.readTimeout === undefined ? undefined : readTimeoutProblem(options.readTimeout);
+  if (timeoutProblem) throw new UsageError(timeoutProblem);
   // On this machine, an http:// or malformed https:// argument is a typing error too, said
   // before any request (the API, above, is sent URLs as they are and judges them itself).
   for (const input of options.inputs) {

@@ -19,7 +19,7 @@ authorityKeyIdentifier = keyid:always
 [leaf]
 basicConstraints = critical, CA:FALSE
 keyUsage = critical, digitalSignature
-extendedKeyUsage = emailProtection, 1.3.6.1.5.5.7.3.36
+extendedKeyUsage = LEAF_EKU
 subjectKeyIdentifier = hash
 authorityKeyIdentifier = keyid:always
 
@@ -71,10 +71,12 @@ function utcTime(d: Date): string {
  * `signedAt`): makeTimeStamp reads tsa.pem, tsa.pk8 and intermediate.pem (here the TSA's root,
  * carried in the token) from the same folder.
  */
-export function makeSplitPki(dir: string, leafSeconds: number, names: { org?: string; cn?: string } = {}): SplitPki {
+export function makeSplitPki(dir: string, leafSeconds: number, names: { org?: string; cn?: string; eku?: string } = {}): SplitPki {
   mkdirSync(dir, { recursive: true });
   const run = (args: string[]) => execFileSync(OPENSSL, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  writeFileSync(join(dir, 'ext.cnf'), EXT);
+  // The leaf's EKUs as openssl writes them: emailProtection and documentSigning unless given
+  // (OpenAI's certificates of 2026 carry c2pa-kp-claimSigning, 1.3.6.1.4.1.62558.2.1, instead).
+  writeFileSync(join(dir, 'ext.cnf'), EXT.replace('LEAF_EKU', names.eku ?? 'emailProtection, 1.3.6.1.5.5.7.3.36'));
   writeFileSync(join(dir, 'index.txt'), '');
   writeFileSync(join(dir, 'serial'), '4001\n');
   for (const n of ['signer-root', 'leaf', 'tsa-root', 'tsa']) run(['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-out', `${n}.key`]);

@@ -10,31 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePki, signC2pa, tinyPng } from './fixtures/make.js';
+import { googleManifest } from './helpers/lookalike.js';
 import { parseLines, runBin } from './helpers/run-cli.js';
 
-const IPTC = 'http://cv.iptc.org/newscodes/digitalsourcetype/';
 const GOOGLE_LEAF = '/C=US/O=Google LLC/OU=Google System 60032/CN=Google Media Processing Services';
 const GENERATOR = 'Google C2PA Core Generator Library/851316892:851316892';
-
-/** What Google's media services write for a generated picture: no softwareAgent anywhere. */
-function googleManifest(): object {
-  return {
-    claim_generator_info: [{ name: 'Google C2PA Core Generator Library', version: '851316892:851316892' }],
-    title: 'image.png',
-    format: 'image/png',
-    assertions: [
-      {
-        label: 'c2pa.actions.v2',
-        data: {
-          actions: [
-            { action: 'c2pa.created', digitalSourceType: `${IPTC}trainedAlgorithmicMedia`, description: 'Created by Google Generative AI.' },
-            { action: 'c2pa.edited', digitalSourceType: `${IPTC}trainedAlgorithmicMedia`, description: 'Applied imperceptible SynthID watermark.' },
-          ],
-        },
-      },
-    ],
-  };
-}
 
 let dir: string;
 let anchors: string;

@@ -5,31 +5,11 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Pki } from '../fixtures/make.js';
+import { certSections, type Pki } from '../fixtures/make.js';
 
 const OPENSSL = existsSync('/usr/bin/openssl') ? '/usr/bin/openssl' : 'openssl';
 
 const EXT = `
-[root]
-basicConstraints = critical, CA:TRUE
-keyUsage = critical, keyCertSign, cRLSign
-subjectKeyIdentifier = hash
-authorityKeyIdentifier = keyid:always
-
-[leaf]
-basicConstraints = critical, CA:FALSE
-keyUsage = critical, digitalSignature
-extendedKeyUsage = LEAF_EKU
-subjectKeyIdentifier = hash
-authorityKeyIdentifier = keyid:always
-
-[tsa]
-basicConstraints = critical, CA:FALSE
-keyUsage = critical, digitalSignature
-extendedKeyUsage = critical, timeStamping
-subjectKeyIdentifier = hash
-authorityKeyIdentifier = keyid:always
-
 [ca]
 default_ca = ca_default
 
@@ -76,7 +56,7 @@ export function makeSplitPki(dir: string, leafSeconds: number, names: { org?: st
   const run = (args: string[]) => execFileSync(OPENSSL, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   // The leaf's EKUs as openssl writes them: emailProtection and documentSigning unless given
   // (OpenAI's certificates of 2026 carry c2pa-kp-claimSigning, 1.3.6.1.4.1.62558.2.1, instead).
-  writeFileSync(join(dir, 'ext.cnf'), EXT.replace('LEAF_EKU', names.eku ?? 'emailProtection, 1.3.6.1.5.5.7.3.36'));
+  writeFileSync(join(dir, 'ext.cnf'), EXT + certSections(names.eku));
   writeFileSync(join(dir, 'index.txt'), '');
   writeFileSync(join(dir, 'serial'), '4001\n');
   for (const n of ['signer-root', 'leaf', 'tsa-root', 'tsa']) run(['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-out', `${n}.key`]);

@@ -26,6 +26,11 @@ describe('explainCode', () => {
     expect(explainCode('assertion.dataHash.mismatch').short).toBe('the pixels changed after signing');
   });
 
+  it('signingCredential.expired names the missing time stamp: a certificate expired since signing is not one used after it expired', () => {
+    // OpenAI's files of 2024-25 (no time stamp, a certificate that expired since) read so.
+    expect(explainCode('signingCredential.expired').short).toBe('the signing certificate has expired and no trusted time stamp shows it signed while valid');
+  });
+
   it('signingCredential.untrusted says it does not make the credential invalid', () => {
     expect(explainCode('signingCredential.untrusted').sentence).toContain('does not make the credential invalid');
   });

@@ -93,8 +93,9 @@ describe('only a trusted manifest is looked up', () => {
 
 // Real files from Google (Gemini, Pixel) and OpenAI in the shared corpus, where it has any: with
 // the bundled C2PA Trust List as anchors each reads trusted with its product named, except where
-// c2pa-rs refuses the certificate itself (an OpenAI certificate lacking a required EKU: its codes
-// say so, and no product is named for a signer that is not trusted).
+// c2pa-rs refuses the credential itself (OpenAI's files of 2024-25, signed under a root not on the
+// list, whose certificates have expired: their codes say so, and no product is named for a signer
+// that is not trusted).
 const expected = HAS_CORPUS ? loadExpected() : {};
 const bigNames = Object.entries(expected).filter(([, e]) => /^(Google LLC|OpenAI)/.test(e.c2pa?.issuer ?? '')).map(([name]) => name);
 

@@ -48,9 +48,12 @@ describe('real signed files, fresh config folder, no flags', () => {
   it.skipIf(vendor.length === 0)('every Google- or OpenAI-signed file reads trusted against the bundled lists', () => {
     for (const r of vendor) {
       const claims = r.matches[0].claims;
-      // c2pa-rs's own verdict on some OpenAI certificates of May 2026 (a required EKU missing)
-      // keeps them invalid with the list; anything else must be trusted.
-      if (claims.validation.codes.includes('signingCredential.invalid')) continue;
+      // OpenAI's certificates of 2026 too, whose EKUs the wasm reader accepts only when told them
+      // (media/c2pa-wasm.ts C2PA_SIGNING_EKUS). OpenAI's files of 2024-25, signed by "Truepic Lens
+      // CLI in Sora" under a root not on the list and without a trusted time stamp, stay invalid
+      // (untrusted, expired), as c2pa-rs reads them: not the certificates this test is about.
+      const codes: string[] = claims.validation.codes;
+      if (codes.includes('signingCredential.expired') && !codes.includes('signingCredential.invalid')) continue;
       expect(claims.validation, r.source).toEqual({ state: 'trusted', codes: [] });
       expect(claims.signature_verified, r.source).toBe(true);
     }

@@ -36,8 +36,30 @@ export function loadC2paWasm(): Promise<C2paWasm> {
 }
 
 /**
+ * The extended key usages a C2PA signing certificate may carry, one OID a line: c2pa-rs's own
+ * default set (sdk/src/crypto/cose/valid_eku_oids.cfg, the EKUs the C2PA specification's trust
+ * model accepts; the `store.cfg` c2patool is given with the C2PA Trust List): emailProtection,
+ * documentSigning, timeStamping, OCSPSigning, Microsoft's C2PA signing, c2pa-kp-claimSigning.
+ * The wasm reader (c2pa-rs 0.91.3) does not apply that default: without trust_config, given
+ * settings or not, it accepts only the EKUs it knows by flag (emailProtection, timeStamping,
+ * OCSPSigning), and a certificate whose signing EKUs are c2pa-kp-claimSigning and
+ * documentSigning (OpenAI's of 2026, under Trufo's root on the C2PA Trust List) reads
+ * "certificate missing required EKU", signingCredential.invalid. With this list it reads
+ * trusted, as c2patool reads it given the store.cfg.
+ */
+export const C2PA_SIGNING_EKUS = [
+  '1.3.6.1.5.5.7.3.4',
+  '1.3.6.1.5.5.7.3.36',
+  '1.3.6.1.5.5.7.3.8',
+  '1.3.6.1.5.5.7.3.9',
+  '1.3.6.1.4.1.311.76.59.1.9',
+  '1.3.6.1.4.1.62558.2.1',
+] as const;
+
+/**
  * c2pa-rs settings for reading. Network use is switched off: a remote manifest is reported,
- * never fetched, and no OCSP responder is contacted. Trust anchors (PEM) are optional.
+ * never fetched, and no OCSP responder is contacted. Trust anchors (PEM) are optional; the
+ * accepted EKUs are always given (C2PA_SIGNING_EKUS).
  */
 export function readerSettings(trustAnchorsPem?: string): string {
   const settings: Record<string, unknown> = {
@@ -46,6 +68,8 @@ export function readerSettings(trustAnchorsPem?: string): string {
       ocsp_fetch: false,
     },
   };
-  if (trustAnchorsPem) settings.trust = { trust_anchors: trustAnchorsPem };
+  const trust: Record<string, string> = { trust_config: C2PA_SIGNING_EKUS.join('\n') };
+  if (trustAnchorsPem) trust.trust_anchors = trustAnchorsPem;
+  settings.trust = trust;
   return JSON.stringify(settings);
 }

@@ -38,7 +38,10 @@ const CODES: Record<string, CodeWords> = {
     sentence: "The signing certificate was revoked by its issuer, so signatures made with it can no longer be relied on.",
   },
   'signingCredential.expired': {
-    short: 'the signing certificate had expired',
+    // c2pa-rs says it for a certificate that has expired since, when no trusted time stamp shows
+    // the signature came first (OpenAI's files of 2024-25 carry none), as for one used after it
+    // expired: the short phrase must not read as the second alone.
+    short: 'the signing certificate has expired and no trusted time stamp shows it signed while valid',
     sentence:
       'The signing certificate had expired when the manifest was signed, or has expired and no trusted time stamp proves the signature was made while it was still valid.',
   },

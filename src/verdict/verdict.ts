@@ -93,11 +93,18 @@ function ordered(e: Omit<VerdictEvidence, 'detail' | 'maker'>, maker: string | u
   return { kind, check, says, ...(maker ? { maker } : {}), ...(content ? { content } : {}), detail, ...trust };
 }
 
-/** The software the manifest names: the agent of the action that named the source type, else the first agent, else the claim generator. */
+/**
+ * The software the manifest names: the agent of the action that named the source type, else the
+ * first agent, else the conforming product that signed it (named only for a trusted signer), else
+ * the claim generator. Google's Gemini and Imagen pictures name no agent, and their claim
+ * generator is a library with build numbers ("Google C2PA Core Generator Library/851316892:851316892"):
+ * the product the C2PA lists, "Google Media Processing Services", is what a reader knows.
+ */
 function c2paMaker(match: Match, details: C2paDetails | undefined): string | undefined {
   const actions = details?.actions ?? [];
   const named = actions.find((a) => a.action === details?.sourceTypeAction && a.digitalSourceType && a.softwareAgent);
-  return named?.softwareAgent ?? actions.find((a) => a.softwareAgent)?.softwareAgent ?? (match.claims?.claim_generator || undefined);
+  const product = match.claims?.conforming_product?.product;
+  return named?.softwareAgent ?? actions.find((a) => a.softwareAgent)?.softwareAgent ?? (product || match.claims?.claim_generator || undefined);
 }
 
 /**

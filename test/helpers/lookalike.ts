@@ -12,39 +12,32 @@ const IPTC = 'http://cv.iptc.org/newscodes/digitalsourcetype/';
 export const OPENAI_LEAF = '/C=US/O=OpenAI OpCo, LLC/CN=OpenAI Media Service';
 export const PIXEL_LEAF = '/C=US/O=Google LLC/CN=Pixel Camera';
 
+/** A manifest definition whose one assertion is its actions (c2pa.actions.v2). */
+export function actionsManifest(generator: { name: string; version?: string }, title: string, format: string, actions: object[]): object {
+  return { claim_generator_info: [generator], title, format, assertions: [{ label: 'c2pa.actions.v2', data: { actions } }] };
+}
+
 /** What OpenAI's image service writes: GPT-4o made it (trainedAlgorithmicMedia), the API converted it. */
 export function openAiManifest(): object {
-  return {
-    claim_generator_info: [{ name: 'ChatGPT' }],
-    title: 'image.png',
-    format: 'image/png',
-    assertions: [
-      {
-        label: 'c2pa.actions.v2',
-        data: {
-          actions: [
-            { action: 'c2pa.created', digitalSourceType: `${IPTC}trainedAlgorithmicMedia`, softwareAgent: { name: 'GPT-4o' } },
-            { action: 'c2pa.converted', softwareAgent: { name: 'OpenAI API' } },
-          ],
-        },
-      },
-    ],
-  };
+  return actionsManifest({ name: 'ChatGPT' }, 'image.png', 'image/png', [
+    { action: 'c2pa.created', digitalSourceType: `${IPTC}trainedAlgorithmicMedia`, softwareAgent: { name: 'GPT-4o' } },
+    { action: 'c2pa.converted', softwareAgent: { name: 'OpenAI API' } },
+  ]);
 }
 
 /** A Pixel phone's capture: computationalCapture by Pixel Camera. */
 export function pixelManifest(): object {
-  return {
-    claim_generator_info: [{ name: 'Pixel Camera', version: '9.6' }],
-    title: 'PXL_20260901.jpg',
-    format: 'image/jpeg',
-    assertions: [
-      {
-        label: 'c2pa.actions.v2',
-        data: { actions: [{ action: 'c2pa.created', digitalSourceType: `${IPTC}computationalCapture`, softwareAgent: { name: 'Pixel Camera' } }] },
-      },
-    ],
-  };
+  return actionsManifest({ name: 'Pixel Camera', version: '9.6' }, 'PXL_20260901.jpg', 'image/jpeg', [
+    { action: 'c2pa.created', digitalSourceType: `${IPTC}computationalCapture`, softwareAgent: { name: 'Pixel Camera' } },
+  ]);
+}
+
+/** What Google's media services write for a Gemini picture: no software agent anywhere, a library as claim generator. */
+export function googleManifest(): object {
+  return actionsManifest({ name: 'Google C2PA Core Generator Library', version: '851316892:851316892' }, 'image.png', 'image/png', [
+    { action: 'c2pa.created', digitalSourceType: `${IPTC}trainedAlgorithmicMedia`, description: 'Created by Google Generative AI.' },
+    { action: 'c2pa.edited', digitalSourceType: `${IPTC}trainedAlgorithmicMedia`, description: 'Applied imperceptible SynthID watermark.' },
+  ]);
 }
 
 export interface LookalikeSet {

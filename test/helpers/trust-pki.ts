@@ -4,11 +4,11 @@
 // check made after that reads a credential whose certificate has expired since it signed.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeEcKey, openssl, pemToDer, PKI_EXTENSIONS, writePkcs8, type Pki } from '../fixtures/make.js';
+import { certSections, makeEcKey, openssl, pemToDer, writePkcs8, type Pki } from '../fixtures/make.js';
 
 // `openssl ca` (not `x509 -req`) sets a certificate's end to the second; it wants a CA section
 // with its database and serial files beside the extension sections every test PKI shares.
-const CA_CONFIG = `${PKI_EXTENSIONS}
+const CA_SECTIONS = `
 [ca]
 default_ca = ca_default
 
@@ -50,10 +50,12 @@ function utcTime(d: Date): string {
  * `signedAt`): makeTimeStamp reads tsa.pem, tsa.pk8 and intermediate.pem (here the TSA's root,
  * carried in the token) from the same folder.
  */
-export function makeSplitPki(dir: string, leafSeconds: number, names: { org?: string; cn?: string } = {}): SplitPki {
+export function makeSplitPki(dir: string, leafSeconds: number, names: { org?: string; cn?: string; eku?: string } = {}): SplitPki {
   mkdirSync(dir, { recursive: true });
   const run = (args: string[]) => openssl(dir, args);
-  writeFileSync(join(dir, 'ext.cnf'), CA_CONFIG);
+  // The leaf's EKUs as openssl writes them: emailProtection and documentSigning unless given
+  // (OpenAI's certificates of 2026 carry c2pa-kp-claimSigning, 1.3.6.1.4.1.62558.2.1, instead).
+  writeFileSync(join(dir, 'ext.cnf'), CA_SECTIONS + certSections(names.eku));
   writeFileSync(join(dir, 'index.txt'), '');
   writeFileSync(join(dir, 'serial'), '4001\n');
   for (const n of ['signer-root', 'leaf', 'tsa-root', 'tsa']) makeEcKey(dir, n);

@@ -498,21 +498,29 @@ export function sumPhases(sums: usize, stride: i32, wide: i32, high: i32, out: u
 
 /** dwt-dct-soft.ts's halfSizePhases: the picture's U plane (blue the pixel's third byte for
  * `order` 0, its first for 1) read as the LL band, per 4x4 pixels its largest U but the top-left
- * one, (4 U) mod 72, a byte each at `out`; `rows` is scratch of 4 x (width & ~3) bytes. */
+ * one, (4 U) mod 72, a byte each at `out`; `rows` is scratch of 4 x (width & ~3) bytes. U four
+ * pixels a vector, as cellSums computes it (it is 3 to 253, so a byte holds it); the pixels must
+ * be followed by cellSums' padding. */
 export function halfPhases(pixels: usize, width: i32, height: i32, channels: i32, order: i32, out: usize, rows: usize): void {
   const wide = width >> 2;
   const high = height >> 2;
   const span = wide << 2;
-  const blue: usize = order == 0 ? 2 : 0;
-  const red: usize = 2 - blue;
+  const rMask = channels == 3 ? i8x16(0, -1, -1, -1, 3, -1, -1, -1, 6, -1, -1, -1, 9, -1, -1, -1) : i8x16(0, -1, -1, -1, 4, -1, -1, -1, 8, -1, -1, -1, 12, -1, -1, -1);
+  const gMask = channels == 3 ? i8x16(1, -1, -1, -1, 4, -1, -1, -1, 7, -1, -1, -1, 10, -1, -1, -1) : i8x16(1, -1, -1, -1, 5, -1, -1, -1, 9, -1, -1, -1, 13, -1, -1, -1);
+  const bMask = channels == 3 ? i8x16(2, -1, -1, -1, 5, -1, -1, -1, 8, -1, -1, -1, 11, -1, -1, -1) : i8x16(2, -1, -1, -1, 6, -1, -1, -1, 10, -1, -1, -1, 14, -1, -1, -1);
+  const group = <usize>(4 * channels);
   let n: usize = out;
   for (let by = 0; by < high; by++) {
     for (let r = 0; r < 4; r++) {
       let p = pixels + <usize>((by * 4 + r) * width * channels);
       const o = rows + <usize>(r * span);
-      for (let x = 0; x < span; x++) {
-        store<u8>(o + <usize>x, uAt(<i32>load<u8>(p + blue), <i32>load<u8>(p, 1), <i32>load<u8>(p + red)));
-        p += <usize>channels;
+      for (let x = 0; x < span; x += 4) {
+        const v = v128.load(p);
+        const red = i8x16.swizzle(v, rMask), green = i8x16.swizzle(v, gMask), blue = i8x16.swizzle(v, bMask);
+        const u = order == 0 ? uOf(blue, green, red) : uOf(red, green, blue);
+        const bytes = i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(u, u), i16x8.narrow_i32x4_u(u, u));
+        store<u32>(o + <usize>x, i32x4.extract_lane(bytes, 0));
+        p += group;
       }
     }
     for (let bx = 0; bx < wide; bx++) {

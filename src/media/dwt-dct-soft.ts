@@ -152,7 +152,7 @@ export interface ClassSums {
  * class (by * originalWide + bx) mod L (a crop's, cropSoftEvidence); with `high` 1 and `wide` the
  * block count, class n mod L (classDirection's). The JavaScript form of the kernel
  * (dwt-dct-wasm.ts's classSums), which gives the same doubles. */
-export function classSums(soft: Float64Array, wide: number, high: number, L: number, originalWide: number): ClassSums {
+export function classSums(soft: ArrayLike<number>, wide: number, high: number, L: number, originalWide: number): ClassSums {
   const sums = new Float64Array(L);
   const counts = new Uint32Array(L);
   for (let by = 0, n = 0; by < high; by++) {

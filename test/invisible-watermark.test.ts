@@ -5,7 +5,7 @@
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PAYLOAD_BITS } from '../src/detectors/invisible-watermark-payloads.js';
-import { invisibleWatermark, MAX_WATERMARK_PIXELS } from '../src/detectors/invisible-watermark.js';
+import { grouped, invisibleWatermark, MAX_WATERMARK_PIXELS } from '../src/detectors/invisible-watermark.js';
 import { llBeforeUpsampling } from '../src/media/chroma-upsampling.js';
 import { blockBits, blockGrid, matchingBits, readBlockBits, voteBits } from '../src/media/dwt-dct.js';
 import { opencvUPlane } from '../src/media/opencv-yuv.js';
@@ -118,6 +118,15 @@ describe('invisible_watermark: the soft reading (issue 39)', () => {
     const outcome = await check(await toJpeg(embedDwtDct(picture, PAYLOAD_BITS.sdxl48), 75, '4:2:0'), 'image/jpeg');
     expect(outcome).toMatchObject({ result: 'found', watermark: { payload: 'sdxl48', bits_total: 48 } });
     expect(outcome.note).toMatch(/^Read on the soft statistic .*: \d+\.\d against at most \d+\.\d for the payload's 47 cyclic shifts; an unmarked picture reaches it at most 1 time in [\d,]+ \(8 payloads and readings tried\)\./);
+  });
+
+  it("writes the false-alarm figures' counts as toLocaleString('en-GB') does, without Intl", () => {
+    // Every whole number to 100,000, and the rounded figures of oneIn (two significant digits)
+    // from a thousand past 1e21, where JavaScript's own digits turn to an exponent.
+    const counts = Array.from({ length: 100_001 }, (_, n) => n);
+    for (let e = 3; e < 40; e++) for (let m = 10; m < 100; m += 7) counts.push(Number(`${m / 10}e${e}`));
+    for (const n of counts) expect(grouped(n)).toBe(n.toLocaleString('en-GB'));
+    expect(grouped(1.1e21)).toBe('1,100,000,000,000,000,000,000');
   });
 
   it.each([3, 9, 21])('finds nothing on unmarked pictures (seed %i) halved, cropped or saved as JPEG 4:2:0', async (seed) => {

@@ -3,7 +3,8 @@
 // reading from the plane pixel by pixel, the class statistic from its formula; the crop search
 // recovers a planted hypothesis; and the false-alarm bound the check states (P(T >= t) <=
 // exp(-t^2 / 2) for a payload unrelated to the picture) holds on random payloads over real block
-// values. WasmReadings' swapped unsmoothed reading against the JavaScript form.
+// values. WasmReadings' swapped unsmoothed reading, its grid phases' block phases, class sums and
+// soft crop search against the JavaScript forms, to the last bit of every double.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PAYLOAD_BITS } from '../src/detectors/invisible-watermark-payloads.js';
@@ -11,6 +12,7 @@ import { cellSums } from '../src/media/dwt-dct-cells.js';
 import {
   bitsOfPhases,
   classDirection,
+  classSums,
   cropSoftEvidence,
   halfSizePhases,
   phaseSumPhases,
@@ -24,6 +26,7 @@ import { blockBitsFromSums, blockGrid, unsmoothedBitsFromSums } from '../src/med
 import { WasmReadings } from '../src/media/dwt-dct-wasm.js';
 import { opencvUPlane } from '../src/media/opencv-yuv.js';
 import type { RawPixels } from '../src/media/pixels.js';
+import { WATERMARK_PAYLOADS } from '../src/types.js';
 import { embedDwtDct, syntheticPicture } from './helpers/dwt-dct-encoder.js';
 
 const pictures = fc.record({ width: fc.integer({ min: 16, max: 120 }), height: fc.integer({ min: 16, max: 90 }), channels: fc.constantFrom(3, 4), seed: fc.integer() }).map(({ width, height, channels, seed }): RawPixels => {
@@ -124,12 +127,17 @@ describe('soft block values', () => {
     );
   });
 
-  it("WasmReadings' phasesPlane is opencvUPlane of the whole picture", () => {
+  it("WasmReadings' phaseSums of every grid phase are phaseSumPhases at that phase, its bits their hard reading", () => {
     fc.assert(
       fc.property(pictures, (pixels) => {
         const readings = new WasmReadings(pixels);
-        readings.phases();
-        expect(readings.phasesPlane()).toEqual(opencvUPlane(pixels, pixels.width, pixels.height));
+        const plane = opencvUPlane(pixels, pixels.width, pixels.height);
+        for (const phase of readings.phases()) {
+          const plain = phaseSumPhases(plane, pixels.width, pixels.height, phase.phaseX, phase.phaseY);
+          expect([phase.wide, phase.high]).toEqual([plain.wide, plain.high]);
+          expect(readings.phaseSums(phase)).toEqual(plain.phases);
+          expect(phase.bits).toEqual(bitsOfPhases(plain.phases));
+        }
       }),
       { numRuns: 20 },
     );
@@ -211,6 +219,44 @@ describe('the class statistic', () => {
     const { t, nullMax } = softEvidence(d, PAYLOAD_BITS.InvokeAI, false);
     expect(t).toBeGreaterThan(6);
     expect(nullMax).toBeLessThan(3);
+  });
+});
+
+describe('the soft statistic in the kernels (dwt-dct-wasm.ts) gives the JavaScript forms\' doubles', () => {
+  const values = (n: number, seed: number) => {
+    let state = seed >>> 0;
+    // Phases' soft values, as the readings give them, and now and then a value off the table.
+    return Float64Array.from({ length: n }, () => {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      return state % 7 === 0 ? (state / 2 ** 32) * 2 - 1 : SOFT_OF_SUM[state % 72]!;
+    });
+  };
+  const pixels: RawPixels = { width: 64, height: 64, channels: 3, data: new Uint8Array(64 * 64 * 3) };
+
+  it('classSums: every length, block grid and original width', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 30 }), fc.constantFrom(32, 48, 64, 136, 224, 7), fc.integer({ min: 1, max: 300 }), fc.integer(), (wide, high, L, originalWide, seed) => {
+        const soft = values(wide * high, seed);
+        expect(new WasmReadings(pixels).classSums(soft, wide, high, L, originalWide)).toEqual(classSums(soft, wide, high, L, originalWide));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('cropSoftEvidence: the same best hypothesis, T to the last bit, and the same count of hypotheses', () => {
+    const wides = Array.from({ length: 17 }, (_, i) => 64 + 8 * i);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 70 }), fc.integer({ min: 1, max: 30 }), fc.constantFrom(...WATERMARK_PAYLOADS), fc.boolean(), fc.integer(), (wide, high, payload, planted, seed) => {
+        const bits = PAYLOAD_BITS[payload];
+        const soft = values(wide * high, seed);
+        // Half the crops carry the payload (original width 96, first bit 5), so that T is large.
+        if (planted) for (let by = 0, n = 0; by < high; by++) for (let bx = 0; bx < wide; bx++, n++) soft[n] = soft[n]! / 4 + 2 * bits[(((by * 96 + bx) % bits.length) + 5) % bits.length]! - 1;
+        const sdxl = payload === 'sdxl48';
+        const ours = new WasmReadings(pixels).cropSoftEvidence(soft, wide, high, bits, wides, sdxl, !sdxl);
+        expect(ours).toEqual(cropSoftEvidence(soft, wide, high, bits, wides, sdxl, !sdxl));
+      }),
+      { numRuns: 150 },
+    );
   });
 });
 

@@ -314,9 +314,11 @@ export function uPlane(pixels: usize, width: i32, height: i32, channels: i32, ou
  * their block bits one after another at `bitsOut`, and per phase five i32 at `meta` (phaseX,
  * phaseY, wide, high, offset of its bits from `bitsOut`) and its lattice, an f64 at `lattice`,
  * summed in its order from the cos table at `cosTable` (36 f64, made by the caller). `sums`,
- * `max3` and `max4` are scratch of (width >> 1) * (height >> 1) u16 each.
+ * `max3` and `max4` are scratch of (width >> 1) * (height >> 1) u16 each. At `phasesOut`, laid
+ * out as the bits, each block's largest sum mod 72 (dwt-dct-soft.ts's phaseSumPhases), which the
+ * soft crop search reads.
  */
-export function phases(plane: usize, width: i32, height: i32, sums: usize, max3: usize, max4: usize, cosTable: usize, bitsOut: usize, meta: usize, lattice: usize): void {
+export function phases(plane: usize, width: i32, height: i32, sums: usize, max3: usize, max4: usize, cosTable: usize, bitsOut: usize, meta: usize, lattice: usize, phasesOut: usize): void {
   let written: usize = 0;
   let phase = 0;
   for (let parityY = 0; parityY < 2; parityY++) {
@@ -348,6 +350,7 @@ export function phases(plane: usize, width: i32, height: i32, sums: usize, max3:
               best = max(best, <i32>load<u16>(max4 + ((o + <usize>cellsWide) << 1)));
               best = max(best, <i32>load<u16>(max4 + ((o + <usize>(2 * cellsWide)) << 1)));
               best = max(best, <i32>load<u16>(max4 + ((o + <usize>(3 * cellsWide)) << 1)));
+              store<u8>(phasesOut + (n - bitsOut), <u8>(best % 72));
               store<u8>(n++, best % 72 > 36 ? 1 : 0);
               sum += load<f64>(cosTable + (<usize>(best % 36) << 3));
             }
@@ -495,21 +498,29 @@ export function sumPhases(sums: usize, stride: i32, wide: i32, high: i32, out: u
 
 /** dwt-dct-soft.ts's halfSizePhases: the picture's U plane (blue the pixel's third byte for
  * `order` 0, its first for 1) read as the LL band, per 4x4 pixels its largest U but the top-left
- * one, (4 U) mod 72, a byte each at `out`; `rows` is scratch of 4 x (width & ~3) bytes. */
+ * one, (4 U) mod 72, a byte each at `out`; `rows` is scratch of 4 x (width & ~3) bytes. U four
+ * pixels a vector, as cellSums computes it (it is 3 to 253, so a byte holds it); the pixels must
+ * be followed by cellSums' padding. */
 export function halfPhases(pixels: usize, width: i32, height: i32, channels: i32, order: i32, out: usize, rows: usize): void {
   const wide = width >> 2;
   const high = height >> 2;
   const span = wide << 2;
-  const blue: usize = order == 0 ? 2 : 0;
-  const red: usize = 2 - blue;
+  const rMask = channels == 3 ? i8x16(0, -1, -1, -1, 3, -1, -1, -1, 6, -1, -1, -1, 9, -1, -1, -1) : i8x16(0, -1, -1, -1, 4, -1, -1, -1, 8, -1, -1, -1, 12, -1, -1, -1);
+  const gMask = channels == 3 ? i8x16(1, -1, -1, -1, 4, -1, -1, -1, 7, -1, -1, -1, 10, -1, -1, -1) : i8x16(1, -1, -1, -1, 5, -1, -1, -1, 9, -1, -1, -1, 13, -1, -1, -1);
+  const bMask = channels == 3 ? i8x16(2, -1, -1, -1, 5, -1, -1, -1, 8, -1, -1, -1, 11, -1, -1, -1) : i8x16(2, -1, -1, -1, 6, -1, -1, -1, 10, -1, -1, -1, 14, -1, -1, -1);
+  const group = <usize>(4 * channels);
   let n: usize = out;
   for (let by = 0; by < high; by++) {
     for (let r = 0; r < 4; r++) {
       let p = pixels + <usize>((by * 4 + r) * width * channels);
       const o = rows + <usize>(r * span);
-      for (let x = 0; x < span; x++) {
-        store<u8>(o + <usize>x, uAt(<i32>load<u8>(p + blue), <i32>load<u8>(p, 1), <i32>load<u8>(p + red)));
-        p += <usize>channels;
+      for (let x = 0; x < span; x += 4) {
+        const v = v128.load(p);
+        const red = i8x16.swizzle(v, rMask), green = i8x16.swizzle(v, gMask), blue = i8x16.swizzle(v, bMask);
+        const u = order == 0 ? uOf(blue, green, red) : uOf(red, green, blue);
+        const bytes = i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(u, u), i16x8.narrow_i32x4_u(u, u));
+        store<u32>(o + <usize>x, i32x4.extract_lane(bytes, 0));
+        p += group;
       }
     }
     for (let bx = 0; bx < wide; bx++) {
@@ -522,4 +533,128 @@ export function halfPhases(pixels: usize, width: i32, height: i32, channels: i32
       store<u8>(n++, <u8>((4 * best) % 72));
     }
   }
+}
+
+/**
+ * dwt-dct-soft.ts's classSums: the `wide` x `high` soft values (f64, row-major) at `soft` summed
+ * per class, block (bx, by) in class (by * originalWide + bx) mod L, in block order (the same
+ * doubles): L f64 at `sums`, L u32 counts at `counts`. With `high` 1 and `wide` the block count,
+ * class n mod L (classDirection's).
+ */
+export function classSums(soft: usize, wide: i32, high: i32, L: i32, originalWide: i32, sums: usize, counts: usize): void {
+  memory.fill(sums, 0, <usize>L << 3);
+  memory.fill(counts, 0, <usize>L << 2);
+  let n = soft;
+  for (let by = 0; by < high; by++) {
+    let k = (by * originalWide) % L;
+    for (let bx = 0; bx < wide; bx++) {
+      const s = sums + (<usize>k << 3);
+      store<f64>(s, load<f64>(s) + load<f64>(n));
+      const c = counts + (<usize>k << 2);
+      store<u32>(c, load<u32>(c) + 1);
+      n += 8;
+      if (++k == L) k = 0;
+    }
+  }
+}
+
+/** dwt-dct-soft.ts's directionOf, operation for operation: the class means at `d` (L f64), centred
+ * (per k mod 8 for `bytes` when L is a multiple of 8) and scaled to unit length; 0 when a class is
+ * empty or all agree. `means`: scratch of 8 f64. */
+function directionOf(sums: usize, counts: usize, L: i32, bytes: i32, d: usize, means: usize): i32 {
+  for (let k = 0; k < L; k++) {
+    const count = load<u32>(counts + (<usize>k << 2));
+    if (count == 0) return 0;
+    store<f64>(d + (<usize>k << 3), load<f64>(sums + (<usize>k << 3)) / <f64>count);
+  }
+  const period = bytes != 0 && L % 8 == 0 ? 8 : 1;
+  memory.fill(means, 0, 64);
+  for (let k = 0; k < L; k++) {
+    const m = means + (<usize>(k % period) << 3);
+    store<f64>(m, load<f64>(m) + load<f64>(d + (<usize>k << 3)));
+  }
+  const per = <f64>(L / period);
+  for (let j = 0; j < period; j++) store<f64>(means + (<usize>j << 3), load<f64>(means + (<usize>j << 3)) / per);
+  let norm: f64 = 0;
+  for (let k = 0; k < L; k++) {
+    const at = d + (<usize>k << 3);
+    const v = load<f64>(at) - load<f64>(means + (<usize>(k % period) << 3));
+    store<f64>(at, v);
+    norm += v * v;
+  }
+  if (norm == 0) return 0;
+  const scale = 1.0 / Math.sqrt(norm);
+  for (let k = 0; k < L; k++) store<f64>(d + (<usize>k << 3), load<f64>(d + (<usize>k << 3)) * scale);
+  return 1;
+}
+
+/**
+ * dwt-dct-soft.ts's cropSoftEvidence on the `wide` x `high` soft values at `soft`: for each
+ * original width (`count` i32 at `wides`; one of at least `wide` blocks, a residue mod L not seen
+ * before), the class direction, then T of every first bit, the strongest kept (in magnitude when
+ * `twoSided`; the first met of equal ones). `signs`: the payload as +-1 f64, twice over (2L).
+ * Each T is its own sum in the order of k, two first bits a vector lane each (the same doubles as
+ * one at a time); eight first bits a step, so that the additions of one lane overlap the others'.
+ * Writes t (f64), then originalWide, firstBit, tested (i32) at `result` and returns 1, or returns 0
+ * (no width had a direction). `scratch`: 29 L + 160 bytes.
+ */
+export function cropSoft(soft: usize, wide: i32, high: i32, L: i32, signs: usize, wides: usize, count: i32, twoSided: i32, bytes: i32, scratch: usize, result: usize): i32 {
+  const sums = scratch;
+  const counts = sums + (<usize>L << 3);
+  const d = counts + (<usize>L << 2) + 15 & ~15;
+  const ts = d + (<usize>L << 3);
+  const means = ts + (<usize>(L + 8) << 3);
+  const seen = means + 64;
+  memory.fill(seen, 0, <usize>L);
+  let found = 0;
+  let bestStrength: f64 = 0;
+  let tested = 0;
+  for (let w = 0; w < count; w++) {
+    const originalWide = load<i32>(wides + (<usize>w << 2));
+    const residue = originalWide % L;
+    if (originalWide < wide || load<u8>(seen + <usize>residue) != 0) continue;
+    store<u8>(seen + <usize>residue, 1);
+    classSums(soft, wide, high, L, originalWide, sums, counts);
+    if (!directionOf(sums, counts, L, bytes, d, means)) continue;
+    let f = 0;
+    for (; f + 8 <= L; f += 8) {
+      let a = f64x2.splat(0);
+      let b = f64x2.splat(0);
+      let c = f64x2.splat(0);
+      let e = f64x2.splat(0);
+      let at = signs + (<usize>f << 3);
+      for (let k = 0; k < L; k++) {
+        const dk = f64x2.splat(load<f64>(d + (<usize>k << 3)));
+        a = f64x2.add(a, f64x2.mul(v128.load(at), dk));
+        b = f64x2.add(b, f64x2.mul(v128.load(at, 16), dk));
+        c = f64x2.add(c, f64x2.mul(v128.load(at, 32), dk));
+        e = f64x2.add(e, f64x2.mul(v128.load(at, 48), dk));
+        at += 8;
+      }
+      const out = ts + (<usize>f << 3);
+      v128.store(out, a);
+      v128.store(out, b, 16);
+      v128.store(out, c, 32);
+      v128.store(out, e, 48);
+    }
+    for (; f < L; f++) {
+      let dot: f64 = 0;
+      for (let k = 0; k < L; k++) dot += load<f64>(signs + (<usize>(k + f) << 3)) * load<f64>(d + (<usize>k << 3));
+      store<f64>(ts + (<usize>f << 3), dot);
+    }
+    for (let first = 0; first < L; first++) {
+      const t = load<f64>(ts + (<usize>first << 3));
+      const strength = twoSided != 0 ? abs(t) : t;
+      if (found == 0 || strength > bestStrength) {
+        found = 1;
+        bestStrength = strength;
+        store<f64>(result, t);
+        store<i32>(result, originalWide, 8);
+        store<i32>(result, first, 12);
+      }
+    }
+    tested += twoSided != 0 ? 2 * L : L;
+  }
+  store<i32>(result, tested, 16);
+  return found;
 }

@@ -3,7 +3,7 @@
 // correlated with each known payload, and a payload is found when its statistic T passes a bar
 // set by the false-alarm rate it gives and outranks every cyclic shift of itself on the same
 // reading (the null the picture itself provides).
-import { classDirection, softEvidence } from '../media/dwt-dct-soft.js';
+import { classDirection, softEvidence, softScore, type ClassSums } from '../media/dwt-dct-soft.js';
 import { matchingBits, voteBits } from '../media/dwt-dct.js';
 import type { EncoderChannelOrder } from '../media/opencv-yuv.js';
 import type { WatermarkPayload } from '../types.js';
@@ -15,6 +15,9 @@ export interface SoftReading {
   order: EncoderChannelOrder;
   soft: Float64Array;
   bits: Uint8Array;
+  /** `soft`'s class sums for a message length (n mod L), made by the kernels
+   * (dwt-dct-wasm.ts's classSums), where the reading has them. */
+  classSums?: (length: number) => ClassSums;
 }
 
 /** A payload's evidence on one reading. */
@@ -64,22 +67,24 @@ function byteCentred(payload: WatermarkPayload): boolean {
   return payload !== 'sdxl48' && payload !== 'SDV2';
 }
 
-/** Every payload's evidence on every reading. */
-export function softCandidates(readings: readonly SoftReading[]): SoftCandidate[] {
+/** Every payload's evidence on every reading. `worth(payload, t)`: when given, a candidate it
+ * refuses has its shifts left untaken (nullMax NaN): T alone is L terms, its shifts L^2. */
+export function softCandidates(readings: readonly SoftReading[], worth?: (payload: WatermarkPayload, t: number) => boolean): SoftCandidate[] {
   const out: SoftCandidate[] = [];
   for (const reading of readings) {
     const directions = new Map<number, Float64Array>();
     const direction = (length: number, bytes: boolean) => {
       let d = directions.get(bytes ? length : -length);
-      if (!d) directions.set(bytes ? length : -length, (d = classDirection(reading.soft, length, bytes)));
+      if (!d) directions.set(bytes ? length : -length, (d = classDirection(reading.soft, length, bytes, reading.classSums?.(length))));
       return d;
     };
     const payloads = reading.order === 'bgr' ? [...BYTE_PAYLOADS, 'sdxl48' as const] : (['sdxl48'] as const);
     for (const payload of payloads) {
       const bits = PAYLOAD_BITS[payload];
       const twoSided = payload === 'sdxl48';
-      const { t, nullMax } = softEvidence(direction(bits.length, byteCentred(payload)), bits, twoSided);
-      out.push({ payload, reading, t, nullMax });
+      const d = direction(bits.length, byteCentred(payload));
+      const t = softScore(d, bits);
+      out.push(worth && !worth(payload, t) ? { payload, reading, t, nullMax: NaN } : { payload, reading, ...softEvidence(d, bits, twoSided) });
     }
   }
   return out;
@@ -102,12 +107,16 @@ export function softConfidence(falseAlarm: number): number {
  * among those that pass FALSE_ALARM and outrank all their shifts. */
 export function softFind(readings: readonly SoftReading[]): SoftFind | undefined {
   const hypotheses = readings.reduce((n, r) => n + hypothesesOf(r), 0);
+  const strengthOf = (payload: WatermarkPayload, t: number) => (payload === 'sdxl48' ? Math.abs(t) : t);
+  // A T past the bar is rare (a mark, or a picture's structure), so the shifts are taken for it alone.
+  const passes = (payload: WatermarkPayload, t: number) => hypotheses * falseAlarmOf(strengthOf(payload, t)) <= FALSE_ALARM;
   let best: SoftFind | undefined;
-  for (const c of softCandidates(readings)) {
-    const strength = c.payload === 'sdxl48' ? Math.abs(c.t) : c.t;
+  for (const c of softCandidates(readings, passes)) {
+    if (!passes(c.payload, c.t)) continue;
+    const strength = strengthOf(c.payload, c.t);
     if (strength <= c.nullMax + (c.payload === 'SDV2' ? SDV2_MARGIN : 0)) continue;
     const falseAlarm = hypotheses * falseAlarmOf(strength);
-    if (falseAlarm > FALSE_ALARM || (best && falseAlarm >= best.falseAlarm)) continue;
+    if (best && falseAlarm >= best.falseAlarm) continue;
     const expected = PAYLOAD_BITS[c.payload];
     const matched = matchingBits(voteBits(c.reading.bits, expected.length), expected);
     best = {

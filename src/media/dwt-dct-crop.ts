@@ -10,6 +10,7 @@
 // reference's, and needs no float replication.
 import type { RawPixels } from './pixels.js';
 import { opencvUPlane } from './opencv-yuv.js';
+import { classSums } from './dwt-dct-soft.js';
 
 /** The block bits of one grid phase. */
 export interface PhaseReading {
@@ -192,16 +193,8 @@ export function bestAlignment(reading: PhaseReading, message: Uint8Array, origin
  * carrying message bit (k + firstBit) mod L (bestAlignment's rule, for one hypothesis). */
 export function alignedMatches(bits: Uint8Array, wide: number, high: number, originalWide: number, firstBit: number, message: Uint8Array): number {
   const L = message.length;
-  const ones = new Uint32Array(L);
-  const votes = new Uint32Array(L);
-  for (let by = 0, n = 0; by < high; by++) {
-    let k = (by * originalWide) % L;
-    for (let bx = 0; bx < wide; bx++, n++) {
-      ones[k]! += bits[n]!;
-      votes[k]!++;
-      if (++k === L) k = 0;
-    }
-  }
+  // The 1 votes and the votes of each class (whole numbers, exact as doubles).
+  const { sums: ones, counts: votes } = classSums(bits, wide, high, L, originalWide);
   let matched = 0;
   for (let k = 0; k < L; k++) {
     const bit = votes[k]! > 0 && (ones[k]! / votes[k]!) * 255 > 127 ? 1 : 0;

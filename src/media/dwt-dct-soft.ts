@@ -135,27 +135,57 @@ export function halfSizePhases(pixels: RawPixels, order: EncoderChannelOrder): U
  * first bit of every byte 0, the second mostly 1): every byte payload correlates with every other
  * through it, and so does a picture whose classes vary with k mod 8 (at generator sizes, whose
  * width in blocks is a multiple of 8, that is any structure repeating every 64 pixels across). Only
- * what a payload's text carries beyond that structure is then read.
+ * what a payload's text carries beyond that structure is then read. `sums`: the class sums of
+ * `soft`, when the kernels made them (the same doubles).
  */
-export function classDirection(soft: Float64Array, length: number, bytes = false): Float64Array {
-  const sums = new Float64Array(length);
-  const counts = new Uint32Array(length);
-  for (let n = 0, k = 0; n < soft.length; n++) {
-    sums[k]! += soft[n]!;
-    counts[k]!++;
-    if (++k === length) k = 0;
+export function classDirection(soft: Float64Array, length: number, bytes = false, sums: ClassSums = classSums(soft, soft.length, 1, length, 0)): Float64Array {
+  return directionOf(sums.sums, sums.counts, bytes) ?? new Float64Array(length);
+}
+
+/** Per message class, the sum of its blocks' soft values and how many there are. */
+export interface ClassSums {
+  sums: Float64Array;
+  counts: Uint32Array;
+}
+
+/** The `wide` x `high` soft values (row-major) summed per class in block order: block (bx, by) in
+ * class (by * originalWide + bx) mod L (a crop's, cropSoftEvidence); with `high` 1 and `wide` the
+ * block count, class n mod L (classDirection's). The JavaScript form of the kernel
+ * (dwt-dct-wasm.ts's classSums), which gives the same doubles. */
+export function classSums(soft: ArrayLike<number>, wide: number, high: number, L: number, originalWide: number): ClassSums {
+  const sums = new Float64Array(L);
+  const counts = new Uint32Array(L);
+  for (let by = 0, n = 0; by < high; by++) {
+    let k = (by * originalWide) % L;
+    for (let bx = 0; bx < wide; bx++, n++) {
+      sums[k]! += soft[n]!;
+      counts[k]!++;
+      if (++k === L) k = 0;
+    }
   }
-  return directionOf(sums, counts, bytes) ?? new Float64Array(length);
+  return { sums, counts };
 }
 
 /** T for the payload `bits` cyclically shifted by `shift` (class k against bit (k + shift) mod L). */
 export function softScore(direction: Float64Array, bits: ArrayLike<number>, shift = 0): number {
+  return shiftedScore(direction, signsOf(bits), shift % bits.length);
+}
+
+/** The payload as +-1, twice over (2L values), so that every cyclic shift of it is a run of L. */
+export function signsOf(bits: ArrayLike<number>): Float64Array {
   const L = bits.length;
+  const signs = new Float64Array(2 * L);
+  for (let i = 0; i < 2 * L; i++) signs[i] = bits[i < L ? i : i - L] ? 1 : -1;
+  return signs;
+}
+
+/** softScore from signsOf's table, 0 <= shift < L: +-d is d times +-1 exactly, so the sum is the
+ * same double as with a choice per bit, without the branch a random payload mispredicts half the
+ * time (the shifts cost L^2 terms per payload and reading, the soft reading's largest part). */
+function shiftedScore(direction: Float64Array, signs: Float64Array, shift: number): number {
+  const L = direction.length;
   let dot = 0;
-  for (let k = 0, j = shift % L; k < L; k++) {
-    dot += bits[j] ? direction[k]! : -direction[k]!;
-    if (++j === L) j = 0;
-  }
+  for (let k = 0; k < L; k++) dot += signs[k + shift]! * direction[k]!;
   return dot;
 }
 
@@ -171,10 +201,11 @@ export interface SoftEvidence {
  * `twoSided`: an inverted reading counts too (SDXL's float32 encoders), so the shifts are taken
  * in magnitude as well. */
 export function softEvidence(direction: Float64Array, bits: ArrayLike<number>, twoSided: boolean): SoftEvidence {
-  const t = softScore(direction, bits, 0);
+  const signs = signsOf(bits);
+  const t = shiftedScore(direction, signs, 0);
   let nullMax = -Infinity;
   for (let shift = 1; shift < bits.length; shift++) {
-    const s = softScore(direction, bits, shift);
+    const s = shiftedScore(direction, signs, shift);
     const v = twoSided ? Math.abs(s) : s;
     if (v > nullMax) nullMax = v;
   }
@@ -222,28 +253,18 @@ export interface CropEvidence {
  */
 export function cropSoftEvidence(soft: Float64Array, wide: number, high: number, bits: ArrayLike<number>, originalWides: readonly number[], twoSided: boolean, bytes: boolean): CropEvidence | undefined {
   const L = bits.length;
+  const signs = signsOf(bits);
   const seen = new Set<number>();
-  const sums = new Float64Array(L);
-  const counts = new Uint32Array(L);
   let best: CropEvidence | undefined;
   let tested = 0;
   for (const originalWide of originalWides) {
     if (originalWide < wide || seen.has(originalWide % L)) continue;
     seen.add(originalWide % L);
-    sums.fill(0);
-    counts.fill(0);
-    for (let by = 0, n = 0; by < high; by++) {
-      let k = (by * originalWide) % L;
-      for (let bx = 0; bx < wide; bx++, n++) {
-        sums[k]! += soft[n]!;
-        counts[k]!++;
-        if (++k === L) k = 0;
-      }
-    }
+    const { sums, counts } = classSums(soft, wide, high, L, originalWide);
     const direction = directionOf(sums, counts, bytes);
     if (!direction) continue;
     for (let first = 0; first < L; first++) {
-      const t = softScore(direction, bits, first);
+      const t = shiftedScore(direction, signs, first);
       const strength = twoSided ? Math.abs(t) : t;
       if (!best || strength > (twoSided ? Math.abs(best.t) : best.t)) best = { t, originalWide, firstBit: first, tested: 0 };
     }
@@ -255,7 +276,7 @@ export function cropSoftEvidence(soft: Float64Array, wide: number, high: number,
 
 /** Centred class means scaled to unit length (centred per k mod 8 for `bytes`: classDirection),
  * or undefined when a class is empty or all agree. */
-function directionOf(sums: Float64Array, counts: Uint32Array, bytes: boolean): Float64Array | undefined {
+export function directionOf(sums: Float64Array, counts: Uint32Array, bytes: boolean): Float64Array | undefined {
   const L = sums.length;
   const d = new Float64Array(L);
   for (let k = 0; k < L; k++) {

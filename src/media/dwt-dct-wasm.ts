@@ -11,7 +11,7 @@ import { blockGrid } from './dwt-dct.js';
 import { DWT_DCT_WASM } from './dwt-dct-wasm-bytes.js';
 import { thomas } from './chroma-upsampling.js';
 import type { Alignment, PhaseReading } from './dwt-dct-crop.js';
-import { softFromCoefficients } from './dwt-dct-soft.js';
+import { signsOf, softFromCoefficients, type ClassSums, type CropEvidence } from './dwt-dct-soft.js';
 import type { EncoderChannelOrder } from './opencv-yuv.js';
 import type { RawPixels } from './pixels.js';
 
@@ -24,10 +24,12 @@ interface Kernels {
   coefficientBits(ll: number, stride: number, wide: number, high: number, out: number): void;
   remainder36(x: number): number;
   uPlane(pixels: number, width: number, height: number, channels: number, out: number): void;
-  phases(plane: number, width: number, height: number, sums: number, max3: number, max4: number, cosTable: number, bitsOut: number, meta: number, lattice: number): void;
+  phases(plane: number, width: number, height: number, sums: number, max3: number, max4: number, cosTable: number, bitsOut: number, meta: number, lattice: number, phasesOut: number): void;
   alignment(bits: number, wide: number, high: number, message: number, L: number, wides: number, count: number, minMatched: number, scratch: number, result: number): number;
   sumPhases(sums: number, stride: number, wide: number, high: number, out: number): void;
   halfPhases(pixels: number, width: number, height: number, channels: number, order: number, out: number, rows: number): void;
+  classSums(soft: number, wide: number, high: number, L: number, originalWide: number, sums: number, counts: number): void;
+  cropSoft(soft: number, wide: number, high: number, L: number, signs: number, wides: number, count: number, twoSided: number, bytes: number, scratch: number, result: number): number;
 }
 
 // cos(2 pi LL / 18) = cos(2 pi sum / 36) for each sum mod 36, as dwt-dct-crop.ts tabulates it.
@@ -48,9 +50,9 @@ let instance: Kernels | undefined;
 
 /** The most memory the thread's instance may keep between pictures. The check reads pictures of
  * at most 2048 x 2048 pixels (4.2 MP, invisible-watermark.ts) and lays one out in about 7 bytes a
- * pixel (the pixels, the two orders' cell sums, the unsmoothed coefficients), 30 MB at most with
- * the crop search's planes (pictures up to 1536 x 1536); past this bound (a caller reading a
- * larger picture), the instance is used for that picture alone and left to the collector. */
+ * pixel (the pixels, the two orders' cell sums, the unsmoothed coefficients), 30 MB at most; with
+ * the crop search's planes (pictures up to 1536 x 1536) 27 MB; past this bound (a caller reading
+ * a larger picture), the instance is used for that picture alone and left to the collector. */
 export const KEEP_KERNEL_BYTES = 32 * 1024 * 1024;
 
 /** The thread's instance, or, for a layout past KEEP_KERNEL_BYTES, one for that picture alone. */
@@ -83,10 +85,8 @@ export class WasmReadings {
   private readonly blocks: number;
   private readonly ll: number;
   private readonly coefficients: number;
-  /** Where the crop search's data ends (phases()), and the alignments' begins. */
+  /** Where the crop search's data ends (phases()), and the alignments' and soft search's begin. */
   private cropEnd: number | undefined;
-  /** Where phases() left the U plane. */
-  private planeAt: number | undefined;
 
   constructor(readonly pixels: RawPixels) {
     const { width, height, channels, data } = pixels;
@@ -101,9 +101,9 @@ export class WasmReadings {
     this.ll = align(this.blocks + this.wide * this.high);
     this.coefficients = align(this.ll + 8 * cells);
     const end = this.coefficients + 16 * (this.cellsWide + this.cellsHigh);
-    // The crop search's planes come after (phases()), about 3.5 bytes a pixel more, for the
+    // The crop search's planes come after (phases()), about 4.5 bytes a pixel more, for the
     // pictures it reads (the check's: at most 1536 pixels a side).
-    const crop = width <= CROP_SIDE && height <= CROP_SIDE ? Math.ceil(3.5 * width * height) : 0;
+    const crop = width <= CROP_SIDE && height <= CROP_SIDE ? Math.ceil(4.5 * width * height) : 0;
     this.kernels = instantiate(end + crop);
     this.kernels.reserve(end);
     new Uint8Array(this.kernels.memory.buffer, pixelsAt, data.length).set(data);
@@ -163,6 +163,44 @@ export class WasmReadings {
     return align(this.coefficients + 16 * (this.cellsWide + this.cellsHigh));
   }
 
+  /** Where the soft statistic's kernels may write: past the crop search's data once it exists. */
+  private statisticAt(): number {
+    return this.cropEnd ?? this.softEnd();
+  }
+
+  /** dwt-dct-soft.ts's classSums, the same doubles: classDirection's work, compiled once for
+   * every reading rather than left to the JIT in each process. */
+  classSums(soft: Float64Array, wide: number, high: number, L: number, originalWide: number): ClassSums {
+    const { kernels } = this;
+    const at = this.statisticAt();
+    const sums = align(at + 8 * soft.length);
+    const counts = align(sums + 8 * L);
+    kernels.reserve(counts + 4 * L);
+    new Float64Array(kernels.memory.buffer, at, soft.length).set(soft);
+    kernels.classSums(at, wide, high, L, originalWide, sums, counts);
+    return { sums: new Float64Array(kernels.memory.buffer, sums, L).slice(), counts: new Uint32Array(kernels.memory.buffer, counts, L).slice() };
+  }
+
+  /** dwt-dct-soft.ts's cropSoftEvidence, the same hypotheses and doubles (the shifts' sums two
+   * lanes a vector), for one phase's soft values. */
+  cropSoftEvidence(soft: Float64Array, wide: number, high: number, bits: ArrayLike<number>, originalWides: readonly number[], twoSided: boolean, bytes: boolean): CropEvidence | undefined {
+    const { kernels } = this;
+    const L = bits.length;
+    const at = this.statisticAt();
+    const signs = align(at + 8 * soft.length);
+    const wides = align(signs + 16 * L);
+    const result = align(wides + 4 * originalWides.length);
+    const scratch = align(result + 24);
+    kernels.reserve(scratch + 29 * L + 160);
+    const { buffer } = kernels.memory;
+    new Float64Array(buffer, at, soft.length).set(soft);
+    new Float64Array(buffer, signs, 2 * L).set(signsOf(bits));
+    new Int32Array(buffer, wides, originalWides.length).set(originalWides);
+    if (!kernels.cropSoft(at, wide, high, L, signs, wides, originalWides.length, twoSided ? 1 : 0, bytes ? 1 : 0, scratch, result)) return undefined;
+    const [originalWide, firstBit, tested] = new Int32Array(buffer, result + 8, 3);
+    return { t: new Float64Array(buffer, result, 1)[0]!, originalWide: originalWide!, firstBit: firstBit!, tested: tested! };
+  }
+
   /** The unsmoothed coefficients (chroma-upsampling.ts's llFromSums) of the `order` sums. */
   private unsmooth(order: EncoderChannelOrder): void {
     const { kernels, cellsWide, cellsHigh } = this;
@@ -197,29 +235,32 @@ export class WasmReadings {
     const cos = align(max4 + 2 * cells);
     const meta = align(cos + 8 * 36);
     const lattice = align(meta + 20 * PHASES);
+    // Each phase has at most (width / 8) x (height / 8) blocks: their bits, then their phases.
+    const blocks = PHASES * Math.ceil(width / 8) * Math.ceil(height / 8);
     const bits = align(lattice + 8 * PHASES);
-    // Each phase has at most (width / 8) x (height / 8) blocks.
-    this.cropEnd = align(bits + PHASES * Math.ceil(width / 8) * Math.ceil(height / 8));
+    const sumsMod72 = align(bits + blocks);
+    this.cropEnd = align(sumsMod72 + blocks);
     kernels.reserve(this.cropEnd + this.scratchBytes(height));
     new Float64Array(kernels.memory.buffer, cos, 36).set(LATTICE_COS);
     kernels.uPlane(BASE, width, height, pixels.channels, plane);
-    this.planeAt = plane;
-    kernels.phases(plane, width, height, sums, max3, max4, cos, bits, meta, lattice);
+    kernels.phases(plane, width, height, sums, max3, max4, cos, bits, meta, lattice, sumsMod72);
     const info = new Int32Array(kernels.memory.buffer, meta, 5 * PHASES);
     const lattices = new Float64Array(kernels.memory.buffer, lattice, PHASES);
-    const readings: (PhaseReading & { at: number })[] = [];
+    const readings: (PhaseReading & { at: number; phasesAt: number })[] = [];
     for (let i = 0; i < PHASES; i++) {
       const [phaseX, phaseY, wide, high, offset] = info.subarray(5 * i, 5 * i + 5) as unknown as number[];
       const at = bits + offset!;
-      readings.push({ phaseX: phaseX!, phaseY: phaseY!, wide: wide!, high: high!, bits: new Uint8Array(kernels.memory.buffer, at, wide! * high!).slice(), lattice: lattices[i]!, at });
+      readings.push({ phaseX: phaseX!, phaseY: phaseY!, wide: wide!, high: high!, bits: new Uint8Array(kernels.memory.buffer, at, wide! * high!).slice(), lattice: lattices[i]!, at, phasesAt: sumsMod72 + offset! });
     }
     return readings.sort((a, b) => a.lattice - b.lattice);
   }
 
-  /** The U plane phases() made (opencv-yuv.ts's opencvUPlane of the whole picture), a copy. */
-  phasesPlane(): Uint8Array {
-    if (this.planeAt === undefined) throw new Error('phasesPlane() follows phases()');
-    return new Uint8Array(this.kernels.memory.buffer, this.planeAt, this.pixels.width * this.pixels.height).slice();
+  /** The block phases of a reading phases() gave (dwt-dct-soft.ts's phaseSumPhases at its grid
+   * phase: each block's largest 2x2 sum mod 72, of which its bits are the hard reading), a copy. */
+  phaseSums(reading: PhaseReading): Uint8Array {
+    const at = (reading as PhaseReading & { phasesAt?: number }).phasesAt;
+    if (at === undefined || this.cropEnd === undefined) throw new Error('phaseSums() takes a reading of this picture\'s phases()');
+    return new Uint8Array(this.kernels.memory.buffer, at, reading.wide * reading.high).slice();
   }
 
   /** dwt-dct-crop.ts's bestAlignment, for a reading phases() gave. */

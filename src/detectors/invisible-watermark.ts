@@ -208,6 +208,8 @@ function halvedFromGenerator(width: number, height: number): boolean {
 }
 
 const SOFT_NOTE = 'Read on the soft statistic (every block\'s phase correlated with the payload, not voted bit by bit)';
+const DISPLACEMENT_NOTE =
+  "Each block read by how far its largest coefficient stands from the next (the encoder's move, which a lossy save shortens but rarely reverses), not by that coefficient's phase.";
 const HALF_NOTE =
   'Read as a picture halved in size from a marked one: its own chroma is read as the band the mark was written in, a reading the reference decoder lacks.';
 
@@ -223,9 +225,12 @@ function readSoft(readings: WasmReadings, subsampled: boolean): Candidate | unde
     if (subsampled) {
       const bits = readings.unsmoothed(order);
       soft.push({ kind: 'unsmoothed', order, soft: readings.unsmoothedSoft(), bits });
+      soft.push({ kind: 'unsmoothed', order, statistic: 'displacement', soft: readings.unsmoothedDisplacement(), bits });
     } else {
       const phases = readings.sumPhases(order);
-      soft.push({ kind: 'reference', order, soft: softOfPhases(phases), bits: bitsOfPhases(phases) });
+      const bits = bitsOfPhases(phases);
+      soft.push({ kind: 'reference', order, soft: softOfPhases(phases), bits });
+      soft.push({ kind: 'reference', order, statistic: 'displacement', soft: readings.sumDisplacement(order), bits });
     }
   }
   const { pixels } = readings;
@@ -239,6 +244,7 @@ function readSoft(readings: WasmReadings, subsampled: boolean): Candidate | unde
   if (!found) return undefined;
   const reading = found.reading;
   const causes = [
+    reading.statistic === 'displacement' ? DISPLACEMENT_NOTE : undefined,
     reading.kind === 'unsmoothed' ? UNSMOOTHED_NOTE : reading.kind === 'half' ? HALF_NOTE : undefined,
     reading.order === 'rgb' ? SWAPPED_NOTE : undefined,
     found.t < 0 ? INVERTED_NOTE : undefined,

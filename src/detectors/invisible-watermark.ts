@@ -209,7 +209,7 @@ function halvedFromGenerator(width: number, height: number): boolean {
 
 const SOFT_NOTE = 'Read on the soft statistic (every block\'s phase correlated with the payload, not voted bit by bit)';
 const DISPLACEMENT_NOTE =
-  "Each block read by how far its largest coefficient stands from the next (the encoder's move, which a lossy save shortens but rarely reverses), not by that coefficient's phase.";
+  "Each block read by how far the coefficient that stands out most stands from its neighbours (the encoder's move, which a lossy save shortens but rarely reverses), not by the phase of its largest coefficient.";
 const HALF_NOTE =
   'Read as a picture halved in size from a marked one: its own chroma is read as the band the mark was written in, a reading the reference decoder lacks.';
 
@@ -336,7 +336,7 @@ function readCroppedSoft(readings: WasmReadings, phases: readonly PhaseReading[]
 }
 
 /** Nothing read. The mark survives lossless saves (the corpus' 11 marked PNGs as saved are all
- * read) but not most lossy re-encodes below quality 90 (2 of its 9 marked JPEGs at q85 and q75
+ * read) but not most lossy re-encodes below quality 90 (3 of its 9 marked JPEGs at q85 and q75
  * are read), so an absence in a JPEG or WebP (lossless WebP included: not told apart) says less
  * (docs/DETECTORS.md's survival table). */
 function notFound(lossless: boolean): Outcome {

@@ -126,9 +126,10 @@ const UNSMOOTHED_NOTE =
  *   JPEG, not a lossless WebP), the chroma before the decoder's upsampling (chroma-upsampling.ts):
  *   the corpus' WebP q90 files read InvokeAI 64/64 and StableDiffusionV1 136/136 where the
  *   reference reads 34 and 68, an SDXL JPEG q95 41/48 where it reads 33;
- * - the soft statistic (readSoft, invisible-watermark-soft.ts): every block's phase correlated
- *   with each payload, against a null from the picture itself, with a false-alarm bound (issue
- *   39: JPEG q95 4:2:0, WebP, pictures halved in size, marks the votes lose to a bias);
+ * - the soft statistic (readSoft, invisible-watermark-soft.ts): every block's phase, and its
+ *   displacement from its neighbours (dwt-dct-displacement.ts), correlated with each payload,
+ *   against a null from the picture itself, with a false-alarm bound (issue 39: JPEG q95 4:2:0,
+ *   WebP, pictures halved in size, marks the votes lose to a bias);
  * - for PNGs that look cropped, every grid phase and original width (readCropped), hard and soft.
  */
 function judgePixels(pixels: RawPixels, lossy: boolean, subsampled: boolean): Outcome {
@@ -216,8 +217,10 @@ const HALF_NOTE =
 /**
  * The soft readings (invisible-watermark-soft.ts), where no hard reading found a payload: the
  * reference's grid (chroma unsmoothed when the file stored it subsampled), both channel orders,
- * and, for a picture whose doubled size a generator writes and whose chroma is whole, the
- * half-size reading.
+ * each read by the phase and by the displacement (a JPEG's quantiser shortens the encoder's
+ * moves: on the wm-jpeg helper's held-out JPEG q95 4:2:0 files the displacement lifted the finds
+ * from 99 to 159 of 196), and, for a picture whose doubled size a generator writes and whose
+ * chroma is whole, the half-size reading.
  */
 function readSoft(readings: WasmReadings, subsampled: boolean): Candidate | undefined {
   const soft: SoftReading[] = [];

@@ -13,6 +13,9 @@ import { PAYLOAD_BITS } from './invisible-watermark-payloads.js';
 export interface SoftReading {
   kind: 'reference' | 'unsmoothed' | 'half';
   order: EncoderChannelOrder;
+  /** Which soft value each block gives: the phase of its largest coefficient (dwt-dct-soft.ts,
+   * unless told) or how far that coefficient stands from the next (dwt-dct-displacement.ts). */
+  statistic?: 'displacement';
   soft: Float64Array;
   bits: Uint8Array;
   /** `soft`'s class sums for a message length (n mod L), made by the kernels

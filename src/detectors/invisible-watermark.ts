@@ -126,9 +126,10 @@ const UNSMOOTHED_NOTE =
  *   JPEG, not a lossless WebP), the chroma before the decoder's upsampling (chroma-upsampling.ts):
  *   the corpus' WebP q90 files read InvokeAI 64/64 and StableDiffusionV1 136/136 where the
  *   reference reads 34 and 68, an SDXL JPEG q95 41/48 where it reads 33;
- * - the soft statistic (readSoft, invisible-watermark-soft.ts): every block's phase correlated
- *   with each payload, against a null from the picture itself, with a false-alarm bound (issue
- *   39: JPEG q95 4:2:0, WebP, pictures halved in size, marks the votes lose to a bias);
+ * - the soft statistic (readSoft, invisible-watermark-soft.ts): every block's phase, and its
+ *   displacement from its neighbours (dwt-dct-displacement.ts), correlated with each payload,
+ *   against a null from the picture itself, with a false-alarm bound (issue 39: JPEG q95 4:2:0,
+ *   WebP, pictures halved in size, marks the votes lose to a bias);
  * - for PNGs that look cropped, every grid phase and original width (readCropped), hard and soft.
  */
 function judgePixels(pixels: RawPixels, lossy: boolean, subsampled: boolean): Outcome {
@@ -208,14 +209,18 @@ function halvedFromGenerator(width: number, height: number): boolean {
 }
 
 const SOFT_NOTE = 'Read on the soft statistic (every block\'s phase correlated with the payload, not voted bit by bit)';
+const DISPLACEMENT_NOTE =
+  "Each block read by how far the coefficient that stands out most stands from its neighbours (the encoder's move, which a lossy save shortens but rarely reverses), not by the phase of its largest coefficient.";
 const HALF_NOTE =
   'Read as a picture halved in size from a marked one: its own chroma is read as the band the mark was written in, a reading the reference decoder lacks.';
 
 /**
  * The soft readings (invisible-watermark-soft.ts), where no hard reading found a payload: the
  * reference's grid (chroma unsmoothed when the file stored it subsampled), both channel orders,
- * and, for a picture whose doubled size a generator writes and whose chroma is whole, the
- * half-size reading.
+ * each read by the phase and by the displacement (a JPEG's quantiser shortens the encoder's
+ * moves: on the wm-jpeg helper's held-out JPEG q95 4:2:0 files the displacement lifted the finds
+ * from 99 to 159 of 196), and, for a picture whose doubled size a generator writes and whose
+ * chroma is whole, the half-size reading.
  */
 function readSoft(readings: WasmReadings, subsampled: boolean): Candidate | undefined {
   const soft: SoftReading[] = [];
@@ -223,9 +228,12 @@ function readSoft(readings: WasmReadings, subsampled: boolean): Candidate | unde
     if (subsampled) {
       const bits = readings.unsmoothed(order);
       soft.push({ kind: 'unsmoothed', order, soft: readings.unsmoothedSoft(), bits });
+      soft.push({ kind: 'unsmoothed', order, statistic: 'displacement', soft: readings.unsmoothedDisplacement(), bits });
     } else {
       const phases = readings.sumPhases(order);
-      soft.push(withKernelSums(readings, { kind: 'reference', order, soft: softOfPhases(phases), bits: bitsOfPhases(phases) }));
+      const bits = bitsOfPhases(phases);
+      soft.push(withKernelSums(readings, { kind: 'reference', order, soft: softOfPhases(phases), bits }));
+      soft.push(withKernelSums(readings, { kind: 'reference', order, statistic: 'displacement', soft: readings.sumDisplacement(order), bits }));
     }
   }
   const { pixels } = readings;
@@ -239,6 +247,7 @@ function readSoft(readings: WasmReadings, subsampled: boolean): Candidate | unde
   if (!found) return undefined;
   const reading = found.reading;
   const causes = [
+    reading.statistic === 'displacement' ? DISPLACEMENT_NOTE : undefined,
     reading.kind === 'unsmoothed' ? UNSMOOTHED_NOTE : reading.kind === 'half' ? HALF_NOTE : undefined,
     reading.order === 'rgb' ? SWAPPED_NOTE : undefined,
     found.t < 0 ? INVERTED_NOTE : undefined,
@@ -344,7 +353,7 @@ function readCroppedSoft(readings: WasmReadings, phases: readonly PhaseReading[]
 }
 
 /** Nothing read. The mark survives lossless saves (the corpus' 11 marked PNGs as saved are all
- * read) but not most lossy re-encodes below quality 90 (2 of its 9 marked JPEGs at q85 and q75
+ * read) but not most lossy re-encodes below quality 90 (3 of its 9 marked JPEGs at q85 and q75
  * are read), so an absence in a JPEG or WebP (lossless WebP included: not told apart) says less
  * (docs/DETECTORS.md's survival table). */
 function notFound(lossless: boolean): Outcome {

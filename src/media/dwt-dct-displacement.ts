@@ -1,0 +1,60 @@
+// The displacement reading of a dwtDct mark (issue 39), a second soft value per block beside the
+// phase of dwt-dct-soft.ts. The encoder moves a block's largest LL coefficient v (top-left
+// excluded) to 36 m + 9 (bit 0) or 36 m + 27 (bit 1), where 36 m <= v < 36 m + 36: from v's own
+// place in the period r = v mod 36 by 9 - r or 27 - r, 18 apart whatever r is. A lossy save (a
+// JPEG's chroma quantiser above all) undoes part of that move, and the phase of what is left no
+// longer tells the bit: moved a quarter of the way from r = 2, bit 0 lands at 3.8 and bit 1 at
+// 8.3, both in the half of the period that reads 0. The move itself still tells it, if v is
+// known: the LL band of a picture's chroma is smooth, so where v was is about the mean m of the
+// coefficient's eight neighbours in the band. So each block gives, for its coefficient (top-left
+// excluded) that stands farthest from its neighbours' mean, c against m:
+//   soft = tanh((c - m - KEPT * (18 - m mod 36)) / SPREAD)
+// which leans to +1 for bit 1 and -1 for bit 0 even where only part of the move survived (and
+// finds a bit-0 move that took the marked coefficient below the others, which the largest
+// coefficient, the reference's and the phase's choice, misses). The payload statistic over these
+// values (dwt-dct-soft.ts's classDirection and softEvidence) keeps its bound: that bound holds for
+// any per-block values, since it comes from the payload's bits, not from the picture.
+
+/** The share of the encoder's move a save is taken to have kept (the wm-jpeg helper's held-out
+ * JPEG q95 4:2:0: 0.3 to 0.5 found within 4 files of each other of 196, none 0.0 far fewer). */
+export const KEPT = 0.4;
+/** The width, in LL units, over which the soft value goes from 0 to most of +-1 (tanh; 6 to 9
+ * found within 2 files of each other there). */
+export const SPREAD = 6;
+
+/**
+ * Per block, the displacement soft value of the LL coefficients `ll` (`stride` a row, as many
+ * rows as it holds; each multiplied by `scale`: 0.5 reads 2x2 sums as coefficients), 4x4 a block,
+ * `wide` x `high` blocks, in block order. A coefficient's neighbours past the band's edge are the
+ * edge's own (the band repeated outwards).
+ */
+export function displacementSoft(ll: ArrayLike<number>, stride: number, wide: number, high: number, scale = 1): Float64Array {
+  const rows = Math.floor(ll.length / stride);
+  const out = new Float64Array(wide * high);
+  for (let by = 0, n = 0; by < high; by++) {
+    for (let bx = 0; bx < wide; bx++) {
+      let farthest = -1;
+      let displacement = 0;
+      let around = 0;
+      for (let i = 1; i < 16; i++) {
+        const y = by * 4 + (i >> 2);
+        const x = bx * 4 + (i & 3);
+        const up = (y > 0 ? y - 1 : 0) * stride;
+        const row = y * stride;
+        const down = (y + 1 < rows ? y + 1 : y) * stride;
+        const left = x > 0 ? x - 1 : 0;
+        const right = x + 1 < stride ? x + 1 : x;
+        const sum = ll[up + left]! + ll[up + x]! + ll[up + right]! + ll[row + left]! + ll[row + right]! + ll[down + left]! + ll[down + x]! + ll[down + right]!;
+        const mean = (sum / 8) * scale;
+        const d = ll[row + x]! * scale - mean;
+        if (Math.abs(d) > farthest) {
+          farthest = Math.abs(d);
+          displacement = d;
+          around = mean;
+        }
+      }
+      out[n++] = Math.tanh((displacement - KEPT * (18 - (around % 36))) / SPREAD);
+    }
+  }
+  return out;
+}

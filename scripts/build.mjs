@@ -29,21 +29,38 @@ const DIST = process.env.PROVENANCE_BUILD_OUT || 'dist';
 // The WebAssembly kernels first (scripts/build-wasm.mjs): src/media/dwt-dct-wasm-bytes.ts, which
 // the bundles below import and the engine's fingerprint hashes.
 await import('./build-wasm.mjs');
+// The shipped rubrics read and compiled (scripts/build-rubrics.mjs): src/rubrics/shipped-rubrics-data.ts.
+await import('./build-rubrics.mjs');
 
 /**
- * The engine's fingerprint for the scan cache (src/engine/engine-version.ts): a hash of every
- * source file that can change a result, and of the c2pa-wasm package's version.
+ * The engine's fingerprint for the scan cache and a distributed scan's --incremental
+ * (src/engine/engine-version.ts): a hash of everything that can change a result. Every source
+ * file of the detection engine (the worker's bundle takes in exactly those: engine, detectors,
+ * media readers, rubrics, types), the version of each package bundled into it or loaded by it,
+ * and the data the package ships (data/c2pa: the bundled trust lists, the Conforming Products
+ * List, the rubrics), so that a new list or rubric with the same code never answers from
+ * entries made with the old one. (Lists that `trust update` put in the config folder, and
+ * anchors added by hand, are hashed at run time: scanScope, and a scan's options.)
  */
-function engineBuild() {
+async function engineBuild() {
+  const { metafile } = await build({ ...common, entryPoints: ['src/engine/detect-worker.ts'], outfile: join(DIST, 'detect-worker.js'), write: false, metafile: true });
+  const inputs = Object.keys(metafile.inputs);
+  const sources = inputs.filter((file) => file.startsWith('src/')).sort();
+  const packageOf = (file) => {
+    const parts = file.slice(file.lastIndexOf('node_modules/') + 'node_modules/'.length).split('/');
+    return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+  };
+  // Bundled packages, and the loaded ones that read the bytes (c2pa-rs's wasm, the pixel decoder).
+  const packages = [...new Set([...inputs.filter((file) => file.includes('node_modules/')).map(packageOf), '@contentauth/c2pa-wasm', 'sharp'])].sort();
+  const data = readdirSync('data', { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath ?? e.path, e.name))
+    .sort();
   const hash = createHash('sha256');
-  const files = ['src/engine', 'src/detectors', 'src/media']
-    .filter((dir) => existsSync(dir))
-    .flatMap((dir) => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath ?? e.path, e.name)));
-  for (const file of [...files, 'src/types.ts'].sort()) hash.update(`${file}\0`).update(readFileSync(file)).update('\0');
-  hash.update(JSON.parse(readFileSync('node_modules/@contentauth/c2pa-wasm/package.json', 'utf8')).version);
+  for (const file of [...sources, ...data]) hash.update(`${file}\0`).update(readFileSync(file)).update('\0');
+  for (const name of packages) hash.update(`${name}@${JSON.parse(readFileSync(join('node_modules', name, 'package.json'), 'utf8')).version}\0`);
   return hash.digest('hex').slice(0, 16);
 }
-const ENGINE_BUILD = { __PROVENANCE_ENGINE_BUILD__: JSON.stringify(engineBuild()) };
 
 const common = {
   bundle: true,
@@ -65,9 +82,10 @@ const common = {
     // s3:// inputs (engine/s3-source.ts imports it on the first one).
     '@aws-sdk/client-s3',
   ],
-  define: ENGINE_BUILD,
   logLevel: 'warning',
 };
+const ENGINE_BUILD = { __PROVENANCE_ENGINE_BUILD__: JSON.stringify(await engineBuild()) };
+common.define = ENGINE_BUILD;
 
 // The progress display carries ink and react inside its bundle. Loaded as packages, they are
 // some 540 module files, and Node 20's loader took 0.55 to 1 s of the main thread to resolve,

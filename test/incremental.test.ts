@@ -247,6 +247,14 @@ describe('the scope of an entry', () => {
     const stored = await scan(cache, ['--incremental', file], { env });
     expect(c2pa(stored).signature_verified).toBe(true);
     expect(c2pa(stored)).toEqual(c2pa(trusted));
+    // A C2PA Trust List replaced by `trust update` (here one that holds the test root) is a new
+    // scope: the file is checked again against it, never answered from the bundled list's entry.
+    const updatedEnv = { PROVENANCE_CONFIG_DIR: join(dir, 'config-updated-list') };
+    expect((await runBin(['trust', 'update', '--from', anchors], { env: updatedEnv })).code).toBe(0);
+    const updated = await scan(cache, ['--incremental', file], { env: updatedEnv });
+    expect(updated.summary.from_cache).toBe(0);
+    expect(c2pa(updated).signature_verified).toBe(true);
+    expect((await scan(cache, ['--incremental', file], { env: updatedEnv })).summary.from_cache).toBe(1);
   });
 
   it('never answers one --checks list with the entries of another', async () => {

@@ -16,6 +16,12 @@ export interface ScanCheckOptions extends DetectOptions {
   trustAnchorsPem?: string;
   /** false: the anchors replace the C2PA lists; otherwise each worker adds its own copy of them. */
   c2paLists?: false;
+  /**
+   * With the C2PA lists: the SHA-256 of the lists the scan was started with (the updated ones in
+   * the config folder, else the bundled ones), so that --incremental takes results only across
+   * the same lists (a `trust update` since makes every input checked again). Not a detect option.
+   */
+  c2paListsSha256?: string;
 }
 
 /** A job's data: the scan, and the numbers (source order) of the inputs of its batch. */

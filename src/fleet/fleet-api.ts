@@ -5,7 +5,11 @@ import { READ_TIMEOUT_MAX_SECONDS } from '../engine/read-deadline.js';
 import { availableParallelism } from 'node:os';
 import { CheckSelectionError, parseCatalogue, resolveChecks } from '../engine/checks.js';
 import type { FsPath } from '../engine/byte-paths.js';
+import { createHash } from 'node:crypto';
+import { trustListFiles } from '../config/trust-lists.js';
 import { engineVersion } from '../engine/engine-version.js';
+import { packageDataFile } from '../media/package-data.js';
+import { trustAnchorText } from '../media/trust-anchor-text.js';
 import { isHttpsUrl, isPlainHttpUrl, parseHttpsUrl } from '../engine/https-source.js';
 import { isS3Url, parseS3Url } from '../engine/s3-source.js';
 import { makePathFilter } from '../engine/path-filter.js';
@@ -64,7 +68,7 @@ export async function startScan(options: StartScanOptions, listed: readonly FsPa
     checks,
     catalogue,
     ...(options.trustAnchorsPem ? { trustAnchorsPem: options.trustAnchorsPem } : {}),
-    ...((options.c2paLists ?? !options.trustAnchorsPem) ? {} : { c2paLists: false as const }),
+    ...((options.c2paLists ?? !options.trustAnchorsPem) ? { c2paListsSha256: listsSha256(options.env ?? process.env) } : { c2paLists: false as const }),
   };
   const engine = engineVersion();
   return withFleet(options, async (fleet) => {
@@ -84,6 +88,12 @@ export async function startScan(options: StartScanOptions, listed: readonly FsPa
     });
     return basedOn && !basedOn.reuse ? { ...outcome, notReused: basedOn.why } : outcome;
   });
+}
+
+/** The SHA-256 of the C2PA lists this machine uses (updated in its config folder, else bundled). */
+function listsSha256(env: NodeJS.ProcessEnv): string {
+  const text = trustAnchorText({ trustLists: trustListFiles(packageDataFile('c2pa'), env) }) ?? '';
+  return createHash('sha256').update(text).digest('hex');
 }
 
 /**

@@ -173,7 +173,8 @@ async function writeBatch(fleet: FleetConnection, client: PoolClient, plan: Star
 /**
  * The scan named by --incremental must exist (and differ from the new one). Its results are taken
  * only when they were made as this scan's would be: the same options that change a result
- * (checks, catalogue, trust anchors) and the same engine build, as `check --incremental` keys its
+ * (checks, catalogue, trust anchors, the C2PA lists' fingerprint) and the same engine build (its
+ * fingerprint covers the data the package ships), as `check --incremental` keys its
  * cache (engine/scan-cache.ts scanScope). Else why not, and nothing is reused.
  */
 export async function checkBasedOn(
@@ -207,5 +208,6 @@ function optionsDiffer(a: ScanCheckOptions, b: ScanCheckOptions): string | undef
   if (key === undefined) return undefined;
   if (key === 'checks') return `checks (${(a.checks ?? []).join(',')}; this scan: ${(b.checks ?? []).join(',')})`;
   if (key === 'trustAnchorsPem') return 'trust anchors';
+  if (key === 'c2paListsSha256') return 'C2PA trust lists (a `trust update` since, or lists of another machine)';
   return `${key} (${value(a, key)}; this scan: ${value(b, key)})`;
 }

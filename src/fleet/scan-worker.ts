@@ -270,7 +270,7 @@ async function writingUnder(
 async function runBatch({ plan, scan, job, connections, onDispatched, reading }: BatchRun, writer: ResultWriter): Promise<void> {
   const { fleet } = plan;
   // The C2PA lists are this machine's (paths differ between machines; updated lists too).
-  const { c2paLists, ...stored }: ScanCheckOptions = scan.options;
+  const { c2paLists, c2paListsSha256: _lists, ...stored }: ScanCheckOptions = scan.options;
   const options: DetectOptions = c2paLists === false ? stored : { ...stored, trustLists: trustListFiles(packageDataFile('c2pa')) };
   const { rows } = await fleet.pool.query<InputRow>(
     `SELECT seq, source, location, starts FROM ${SCAN_SCHEMA}.inputs WHERE scan = $1 AND seq = ANY($2::int[]) AND state = 'queued' ORDER BY seq`,

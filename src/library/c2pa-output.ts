@@ -8,7 +8,7 @@ import { trustAnchorText } from '../media/trust-anchor-text.js';
 import { trustAnchorsPem } from './trust-anchors.js';
 import { sniffMediaType } from '../media/sniff.js';
 import type { ConformanceOutput } from '../rubrics/conformance.js';
-import { isRubricName, loadRubric, RUBRIC_NAMES, type RubricName } from '../rubrics/rubric-files.js';
+import { isRubricName, RUBRIC_NAMES, type RubricName } from '../rubrics/rubric-files.js';
 import type { SignalsOutput } from '../rubrics/signals.js';
 
 export type { ConformanceEntry, ConformanceOutcome, ConformanceOutput } from '../rubrics/conformance.js';
@@ -28,12 +28,13 @@ export async function crJsonText(bytes: Uint8Array, settings: CrJsonSettings = {
 /** The official output of the rubric of that name over a crJSON document. */
 export async function rubricOutput(crJson: unknown, name: RubricName): Promise<SignalsOutput | ConformanceOutput> {
   if (!isRubricName(name)) throw new TypeError(`unknown rubric "${String(name)}"; the rubrics are ${RUBRIC_NAMES.join(', ')}.`);
+  const { loadRubric } = await import('../rubrics/shipped-rubrics.js');
   if (name === 'signals') {
     const { evaluateSignals } = await import('../rubrics/signals.js');
-    return evaluateSignals(crJson, loadRubric(name));
+    return evaluateSignals(crJson, await loadRubric(name));
   }
   const { evaluateConformance } = await import('../rubrics/conformance.js');
-  return evaluateConformance(crJson, loadRubric(name));
+  return evaluateConformance(crJson, await loadRubric(name));
 }
 
 /** Options of the library's crJson() and rubric(). */

@@ -5,8 +5,8 @@
 // official format (asset-rubric-conformance-output.schema.json). The evaluator's pruning step
 // is not here: its list of traits that cut a branch off is empty in that release, so it never
 // changes an answer; a release that fills it is a change to the evaluator, not to the data.
-import { createRubricEngine } from './formula-engine.js';
-import { rubricLabel, type Rubric, type RubricStatement } from './rubric-files.js';
+import { createRubricEngine, type RubricEngine } from './formula-engine.js';
+import { evaluatorGlobals, rubricLabel, type Rubric, type RubricStatement } from './rubric-files.js';
 
 export interface ConformanceEntry {
   trait: string;
@@ -47,11 +47,6 @@ function pyStr(v: unknown): string {
   if (typeof v === 'boolean') return v ? 'True' : 'False';
   if (typeof v === 'number') return String(v);
   return JSON.stringify(v);
-}
-
-/** The spec version a conformance rubric checks, from its file name (`...spec2.4.yml` -> `2.4`), as the evaluator finds it. */
-export function specVersionOf(file: string): string | undefined {
-  return /spec(\d+\.\d+)/.exec(file)?.[1];
 }
 
 function reportTextOf(texts: Json, key: string): string | undefined {
@@ -133,15 +128,25 @@ function evaluateStatement(stmt: RubricStatement, run: (expr: string) => unknown
 const priority = (v: State) => (v === 'true' ? 0 : v === 'warn' ? 1 : 2);
 const CATEGORY_NAMES: Record<string, string> = { inception: 'inceptions', transformation: 'transformations' };
 
+const engines = new WeakMap<Rubric, RubricEngine>();
+
+/** One engine per rubric per process, with the evaluator's `$expected_spec_version` among its globals. */
+function engineFor(rubric: Rubric): RubricEngine {
+  let engine = engines.get(rubric);
+  if (!engine) {
+    const globals = evaluatorGlobals('conformance', rubric.file);
+    engines.set(rubric, (engine = createRubricEngine(rubric.metadata, { globals, compiled: rubric.compiled })));
+  }
+  return engine;
+}
+
 /** The official conformance output for a crJSON document. */
 export function evaluateConformance(crJson: unknown, rubric: Rubric): ConformanceOutput {
-  const { engine, variables } = createRubricEngine(rubric.metadata);
-  const spec = specVersionOf(rubric.file);
-  if (spec !== undefined) variables.$expected_spec_version = spec;
+  const { search } = engineFor(rubric);
   const results: Result[] = [];
   for (const stmt of rubric.statements) {
     if (!isRecord(stmt)) continue;
-    evaluateStatement(stmt, (expr) => engine.search(expr, crJson, variables), results);
+    evaluateStatement(stmt, (expr) => search(expr, crJson), results);
   }
   results.sort((a, b) => priority(a.value) - priority(b.value) || (a.trait < b.trait ? -1 : a.trait > b.trait ? 1 : 0));
 

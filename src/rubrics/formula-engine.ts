@@ -17,6 +17,30 @@ export interface RubricEngine {
    * for each manifest and file).
    */
   search(expression: string, data: unknown): unknown;
+  /** Compiles an expression as `search` would, without running it (the build's precompiling). */
+  prepare(expression: string): void;
+  /** Every tree compiled so far, as `createRubricEngine` takes them back (`compiled`). */
+  compiledTrees(): CompiledTrees;
+}
+
+/**
+ * json-formula's syntax trees of a rubric's expressions, compiled ahead (at build time,
+ * scripts/build-rubrics.mjs): plain JSON, which json-formula runs as it runs the trees its
+ * compile() returns. `functions`: each named expression's tree, null where it does not compile
+ * (the call then fails, as the evaluator's does); `expressions`: each statement's tree, by its
+ * text, for those that compile (any other is compiled at run time, which throws json-formula's
+ * own error).
+ */
+export interface CompiledTrees {
+  functions: Record<string, unknown>;
+  expressions: Record<string, unknown>;
+}
+
+export interface RubricEngineOptions {
+  /** Globals besides the rubric's variables (the conformance evaluator's `$expected_spec_version`). */
+  globals?: Record<string, unknown>;
+  /** Trees compiled ahead for this very rubric and these globals; compiled here when absent. */
+  compiled?: CompiledTrees;
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -66,27 +90,25 @@ export function inferArities(expressions: Record<string, unknown>): Record<strin
 }
 
 /** The engine and globals for a rubric's metadata (its first YAML document). */
-export function createRubricEngine(metadata: RubricMetadata): RubricEngine {
-  const variables: Record<string, unknown> = { ...(metadata.variables ?? {}) };
+export function createRubricEngine(metadata: RubricMetadata, options: RubricEngineOptions = {}): RubricEngine {
+  const variables: Record<string, unknown> = { ...(metadata.variables ?? {}), ...options.globals };
   const expressions: Record<string, unknown> = { ...(metadata.expressions ?? {}) };
   const arities = inferArities(expressions);
+  const ahead = options.compiled;
 
   // Every `$name` a body uses is a global to the parser (else `$args` would read as a field).
-  const dollarVars = new Set(Object.keys(variables));
+  const dollarVars = new Set(Object.keys(metadata.variables ?? {}));
   for (const value of Object.values(expressions)) for (const m of bodyText(value).matchAll(/\$[a-zA-Z0-9_]+/g)) dollarVars.add(m[0]);
   const allowed = [...dollarVars, ...Object.keys(expressions)];
 
-  const compiler = new JsonFormula({}, null, []);
+  // One instance: its custom functions read their trees from `functionTrees`, filled below by
+  // this very engine's compile() (or from the trees compiled ahead), before any search runs.
+  const functionTrees: Record<string, unknown> = {};
   const custom: Record<string, CustomFunction> = {};
-  for (const [name, value] of Object.entries(expressions)) {
-    let ast: unknown = null;
-    try {
-      ast = compiler.compile(bodyText(value).trim(), allowed);
-    } catch {
-      ast = null; // as the evaluator: the call fails, the statement that made it reads as an error
-    }
+  for (const name of Object.keys(expressions)) {
     const arity = arities[name]!;
     const run = (args: unknown[], data: unknown, interpreter: JsonFormulaInterpreter): unknown => {
+      const ast = functionTrees[name];
       if (ast === null) throw new Error(`Expression '${name}' failed to compile`);
       if (arity === 0) return interpreter.search(ast, data);
       const saved = interpreter.globals.$args;
@@ -101,14 +123,31 @@ export function createRubricEngine(metadata: RubricMetadata): RubricEngine {
     custom[name] = { _func: run, _signature: Array.from({ length: arity }, () => ({ types: [dataTypes.TYPE_ANY] })) };
   }
   const engine = new JsonFormula(custom, null, []);
-  const compiled = new Map<string, unknown>();
-  const search = (expression: string, data: unknown): unknown => {
+  for (const [name, value] of Object.entries(expressions)) {
+    if (ahead && Object.prototype.hasOwnProperty.call(ahead.functions, name)) {
+      functionTrees[name] = ahead.functions[name];
+      continue;
+    }
+    try {
+      functionTrees[name] = engine.compile(bodyText(value).trim(), allowed);
+    } catch {
+      functionTrees[name] = null; // as the evaluator: the call fails, the statement that made it reads as an error
+    }
+  }
+  const compiled = new Map<string, unknown>(Object.entries(ahead?.expressions ?? {}));
+  const treeOf = (expression: string): unknown => {
     let ast = compiled.get(expression);
     if (ast === undefined) {
       ast = engine.compile(expression, Object.keys(variables));
       compiled.set(expression, ast);
     }
-    return engine.run(ast, data, 'en-US', variables);
+    return ast;
   };
-  return { engine, variables, search };
+  return {
+    engine,
+    variables,
+    search: (expression, data) => engine.run(treeOf(expression), data, 'en-US', variables),
+    prepare: (expression) => void treeOf(expression),
+    compiledTrees: () => ({ functions: { ...functionTrees }, expressions: Object.fromEntries(compiled) }),
+  };
 }

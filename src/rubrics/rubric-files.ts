@@ -1,9 +1,9 @@
 // The C2PA Asset Rubrics shipped as data (data/c2pa/asset-rubrics/, byte for byte as the C2PA
 // publishes them; data/c2pa/README.md): which file each `--rubric` name is, and a rubric read
-// into its metadata and statements as the official evaluators split the YAML documents. Read
-// once per process, and only when a manifest was found.
-import { readFileSync } from 'node:fs';
-import { packageDataFile } from '../media/package-data.js';
+// into its metadata and statements as the official evaluators split the YAML documents. The
+// shipped rubrics reach a run already read and compiled (shipped-rubrics.ts); this is the reading
+// the build does and the tests hold that form to.
+import type { CompiledTrees } from './formula-engine.js';
 import { parseYamlDocuments } from './rubric-yaml.js';
 
 /** `--rubric` names and the rubric file each one evaluates. */
@@ -40,6 +40,8 @@ export interface Rubric {
   file: string;
   metadata: RubricMetadata;
   statements: RubricStatement[];
+  /** json-formula's trees of its expressions, compiled at build time (the shipped rubrics only). */
+  compiled?: CompiledTrees;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -60,17 +62,24 @@ export function rubricFromText(text: string, file: string): Rubric {
   return { file, metadata, statements };
 }
 
-const loaded = new Map<RubricName, Rubric>();
+/** Which of the C2PA's two evaluators runs a rubric. */
+export type RubricEvaluator = 'signals' | 'conformance';
+export const evaluatorOf = (name: RubricName): RubricEvaluator => (name === 'signals' ? 'signals' : 'conformance');
 
-/** The shipped rubric of that name, read once per process. */
-export function loadRubric(name: RubricName): Rubric {
-  let rubric = loaded.get(name);
-  if (!rubric) {
-    const file = RUBRIC_FILES[name];
-    rubric = rubricFromText(readFileSync(packageDataFile('c2pa', 'asset-rubrics', file), 'utf8'), file);
-    loaded.set(name, rubric);
-  }
-  return rubric;
+/** The spec version a conformance rubric checks, from its file name (`...spec2.4.yml` -> `2.4`), as the evaluator finds it. */
+export function specVersionOf(file: string): string | undefined {
+  return /spec(\d+\.\d+)/.exec(file)?.[1];
+}
+
+/**
+ * The globals an evaluator adds to the rubric's variables: the conformance evaluator's
+ * `$expected_spec_version` (when the file name gives one); the signals evaluator adds none. The
+ * build compiles each rubric's expressions with these, as the run that evaluates it does.
+ */
+export function evaluatorGlobals(evaluator: RubricEvaluator, file: string): Record<string, unknown> {
+  if (evaluator === 'signals') return {};
+  const spec = specVersionOf(file);
+  return spec === undefined ? {} : { $expected_spec_version: spec };
 }
 
 /** `rubric_metadata.name` / `.version`, "Unknown" when absent (the evaluators' default). */

@@ -6,7 +6,9 @@
 // (asset-rubric-signals-local-output.schema.json). What a signal means is the rubric's; this
 // module only walks the graph and reads the answers as truthy or not, as the evaluator does.
 import { createRubricEngine, type RubricEngine } from './formula-engine.js';
-import { loadRubric, rubricLabel, type Rubric } from './rubric-files.js';
+import { rubricLabel, type Rubric } from './rubric-files.js';
+import SIGNALS_RUBRIC from './built-signals.js';
+import { shippedRubric } from './shipped-rubrics.js';
 
 export interface SignalHit {
   trait: string;
@@ -187,12 +189,12 @@ const engines = new WeakMap<Rubric, RubricEngine>();
 /** One engine per rubric per process: its functions and compiled expressions serve every file. */
 function engineFor(rubric: Rubric): RubricEngine {
   let engine = engines.get(rubric);
-  if (!engine) engines.set(rubric, (engine = createRubricEngine(rubric.metadata)));
+  if (!engine) engines.set(rubric, (engine = createRubricEngine(rubric.metadata, { compiled: rubric.compiled })));
   return engine;
 }
 
 /** The official signals output for a crJSON document, with a rubric (the shipped one by default). */
-export function evaluateSignals(crJson: unknown, rubric: Rubric = loadRubric('signals')): SignalsOutput {
+export function evaluateSignals(crJson: unknown, rubric: Rubric = shippedRubric('signals', SIGNALS_RUBRIC)): SignalsOutput {
   const dag = buildProvenanceGraph(crJson);
   const { search } = engineFor(rubric);
   for (const node of dag.values()) {

@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listScans, scanStatus } from '../../src/index.js';
+import { packageDataFile } from '../../src/media/package-data.js';
 import { tinyJpeg } from '../fixtures/make.js';
 import { fleetTestBed, inputCounts, makeMixedFolder } from '../helpers/fleet.js';
 import { sql } from '../helpers/postgres.js';
@@ -139,7 +140,7 @@ describe('exit codes', () => {
 });
 
 describe('--incremental', () => {
-  it("takes an earlier scan's results only when its checks, catalogue and engine build are this scan's", async () => {
+  it("takes an earlier scan's results only when its checks, catalogue, C2PA lists and engine build are this scan's", async () => {
     makeMixedFolder(join(bed.dir, 'incr'), 6);
     expect((await bed.scan(['start', 'narrow', 'incr', '--checks', 'c2pa'])).code).toBe(0);
     await untilEmpty();
@@ -157,6 +158,15 @@ describe('--incremental', () => {
     expect(JSON.parse(same.stdout).notReused).toBeUndefined();
     const hosted = await bed.scan(['start', 'hosted', 'incr', '--catalogue', 'hosted', '--incremental', 'wide', '--json']);
     expect(JSON.parse(hosted.stdout)).toMatchObject({ reused: 0, queued: 6 });
+    // Other C2PA lists (`trust update` put new ones in the config folder): nothing is taken, and why is said.
+    const cfg = join(bed.dir, 'updated-lists-config');
+    const bundled = readFileSync(packageDataFile('c2pa', 'C2PA-TRUST-LIST.pem'), 'utf8');
+    const fewer = join(bed.dir, 'fewer.pem');
+    writeFileSync(fewer, bundled.slice(0, bundled.lastIndexOf('-----BEGIN CERTIFICATE-----')));
+    expect((await runBin(['trust', 'update', '--from', fewer], { env: { PROVENANCE_CONFIG_DIR: cfg } })).code).toBe(0);
+    const updated = await bed.scan(['start', 'updated', 'incr', '--incremental', 'wide', '--json'], { PROVENANCE_CONFIG_DIR: cfg });
+    expect(JSON.parse(updated.stdout)).toMatchObject({ reused: 0, queued: 6, notReused: expect.stringContaining('its results were made with other C2PA trust lists') });
+    expect(updated.stderr).toContain('nothing taken from scan wide: its results were made with other C2PA trust lists');
     // Another engine build started `wide`: nothing is taken from it.
     await sql(bed.queue, `UPDATE provenance_scan.scans SET engine = '0.0.1+another' WHERE name = 'wide'`);
     const other = await bed.scan(['start', 'other', 'incr', '--incremental', 'wide', '--json']);

@@ -8,43 +8,18 @@
 // repeat timing every file in turn, and each row gives the range of its ratios over the repeats
 // and how many met the target, with the load average and the machine's speed beside each repeat.
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { benchEnv, hyperfineRound, loadAverage, requireTools, sha256Ms } from './bench-processes.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const bin = join(root, 'bin', 'provenance.js');
 const corpus = join(root, '..', 'shared', 'corpus', 'files');
 const runs = process.env.BENCH_RUNS ?? '30';
 const repeats = Number(process.env.BENCH_REPEATS ?? '5');
-
-/** scripts/machine-speed.ts's gauge (this script runs without the TS loader): SHA-256 of 1.9 MB, ms per run. */
-function sha256Ms() {
-  const bytes = Buffer.alloc(1957448, 7);
-  for (let i = 0; i < 20; i++) createHash('sha256').update(bytes).digest();
-  const start = performance.now();
-  for (let i = 0; i < 200; i++) createHash('sha256').update(bytes).digest();
-  return (performance.now() - start) / 200;
-}
-const load = () => loadavg()[0].toFixed(2);
-
-// NODE_EXTRA_CA_CERTS makes every Node start parse that certificate bundle before any code runs
-// (about 45 ms on the machine of docs/PERFORMANCE.md; ExifTool, in Perl, never pays it). Some
-// sandboxes set it; an ordinary user's shell does not. The comparison runs without it unless
-// BENCH_KEEP_ENV=1 asks to keep the environment exactly as it is.
-const env = { ...process.env };
-const dropped = process.env.BENCH_KEEP_ENV ? [] : ['NODE_EXTRA_CA_CERTS'].filter((k) => k in env);
-for (const k of dropped) delete env[k];
-
-for (const tool of ['hyperfine', 'exiftool']) {
-  try {
-    execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
-  } catch {
-    console.error(`${tool} is not installed (Debian: apt-get install hyperfine libimage-exiftool-perl)`);
-    process.exit(2);
-  }
-}
+const load = loadAverage;
+const { env, dropped } = benchEnv();
+requireTools(['hyperfine', 'exiftool']);
 
 const cases = [
   ['camera JPEG, no manifest (examples/camera.jpg)', join(root, 'examples', 'camera.jpg'), 1.0],
@@ -59,33 +34,24 @@ if (existsSync(corpus)) {
   cases.push([`C2PA-signed JPEG (corpus C.jpg), --checks ${noPixels}`, join(corpus, 'C.jpg'), 2.2, `--checks ${noPixels} `]);
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'prov-bench-'));
 /** Per case, one per repeat: mean times, their ratio, and the ratio of the fastest runs (less swayed by load). */
 const rows = cases.map(([label, , target]) => ({ label, target, runs: [] }));
 const machine = [];
-try {
-  for (let rep = 0; rep < repeats; rep++) {
-    const before = { load: load(), sha: sha256Ms() };
-    cases.forEach(([, file, , extra = ''], i) => {
-      const out = join(dir, 'h.json');
-      try {
-        execFileSync(
-          'hyperfine',
-          ['-N', '--warmup', '3', '--runs', runs, '--export-json', out, `exiftool -json ${file}`, `${process.execPath} ${bin} check --json ${extra}${file}`],
-          { stdio: ['ignore', 'ignore', 'inherit'], env },
-        );
-      } catch (err) {
-        // A command that failed (dist/ rebuilt under the bench, say): this repeat has no figure for the file.
-        console.error(`repeat ${rep + 1}, ${rows[i].label}: hyperfine failed (${err.message.split('\n')[0]}); left out`);
-        return;
-      }
-      const [exif, prov] = JSON.parse(readFileSync(out, 'utf8')).results;
-      rows[i].runs.push({ exiftool: exif.mean * 1000, provenance: prov.mean * 1000, ratio: prov.mean / exif.mean, fastest: prov.min / exif.min });
-    });
-    machine.push({ before, after: { load: load(), sha: sha256Ms() } });
-  }
-} finally {
-  rmSync(dir, { recursive: true, force: true });
+for (let rep = 0; rep < repeats; rep++) {
+  const before = { load: load(), sha: sha256Ms() };
+  cases.forEach(([, file, , extra = ''], i) => {
+    let exif;
+    let prov;
+    try {
+      [exif, prov] = hyperfineRound([`exiftool -json ${file}`, `${process.execPath} ${bin} check --json ${extra}${file}`], { runs, env });
+    } catch (err) {
+      // A command that failed (dist/ rebuilt under the bench, say): this repeat has no figure for the file.
+      console.error(`repeat ${rep + 1}, ${rows[i].label}: hyperfine failed (${err.message.split('\n')[0]}); left out`);
+      return;
+    }
+    rows[i].runs.push({ exiftool: exif.mean, provenance: prov.mean, ratio: prov.mean / exif.mean, fastest: prov.min / exif.min });
+  });
+  machine.push({ before, after: { load: load(), sha: sha256Ms() } });
 }
 
 const range = (xs, digits, unit = '') => {

@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packageDataFile } from '../src/media/package-data.js';
 import { evaluateConformance } from '../src/rubrics/conformance.js';
-import { buildRubric } from '../src/rubrics/rubric-build.js';
-import { RUBRIC_FILES, RUBRIC_NAMES, rubricFromText } from '../src/rubrics/rubric-files.js';
+import { inferArities } from '../src/rubrics/formula-engine.js';
+import { buildRubric, rubricFromText } from '../src/rubrics/rubric-build.js';
+import { RUBRIC_FILES, RUBRIC_NAMES } from '../src/rubrics/rubric-files.js';
 import { loadRubric } from '../src/rubrics/shipped-rubrics.js';
 import { evaluateSignals } from '../src/rubrics/signals.js';
 
@@ -29,6 +30,7 @@ describe('the built rubrics', () => {
     expect(Object.keys(built.compiled!.expressions).sort()).toEqual([...new Set(statements)].sort());
     expect(Object.keys(built.compiled!.functions).sort()).toEqual(Object.keys(fromYaml.metadata.expressions ?? {}).sort());
     expect(Object.values(built.compiled!.functions).every((tree) => tree !== null)).toBe(true);
+    expect(built.compiled!.arities).toEqual(inferArities(fromYaml.metadata.expressions ?? {}));
   });
 
   it('answers as the YAML compiled at run time does, on every crJSON document made here', async () => {

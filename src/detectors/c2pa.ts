@@ -1,6 +1,7 @@
 // c2pa: reads the embedded C2PA manifest with c2pa-rs (the official WebAssembly build).
 import { hasC2paMarker } from '../media/c2pa-markers.js';
 import { loadC2paWasm, readerSettings } from '../media/c2pa-wasm.js';
+import { anchorsForFile } from '../media/trust-anchor-filter.js';
 import { trustAnchorText } from '../media/trust-anchor-text.js';
 import type { DetectContext, Detector, DetectorOutcome, Media } from '../types.js';
 import { c2paDetails, foundOutcome, type CrJsonStore, type ReaderStore } from './c2pa-manifest.js';
@@ -59,7 +60,9 @@ export async function readManifest(media: Media, context: DetectContext = {}): P
     // With trust anchors c2pa-rs validates the signer's chain (and the time stamp's: the TSA list
     // is among them) and reports `Trusted` where it ends at one of them; without, it reports
     // `Valid` plus signingCredential.untrusted.
-    reader = await wasm.WasmReader.fromBytes(media.type, media.bytes, readerSettings(anchors));
+    // Only the anchors whose subject occurs in the file's manifest store: no other can change the
+    // answer, and c2pa-rs parses every anchor it is given on each read (trust-anchor-filter.ts).
+    reader = await wasm.WasmReader.fromBytes(media.type, media.bytes, readerSettings(anchors && anchorsForFile(media.bytes, media.type, anchors)));
     const store = JSON.parse(reader.json()) as ReaderStore;
     cr = JSON.parse(reader.crJson()) as CrJsonStore;
     const trust = await trustOf(context, store.validation_state === 'Trusted', media);

@@ -6,7 +6,8 @@
 // is not here: its list of traits that cut a branch off is empty in that release, so it never
 // changes an answer; a release that fills it is a change to the evaluator, not to the data.
 import { createRubricEngine, type RubricEngine } from './formula-engine.js';
-import { evaluatorGlobals, rubricLabel, type Rubric, type RubricStatement } from './rubric-files.js';
+import { evaluatorGlobals, type Rubric, type RubricStatement } from './rubric-files.js';
+import { rubricLabel } from './rubric-label.js';
 
 export interface ConformanceEntry {
   trait: string;

@@ -34,6 +34,8 @@ export interface RubricEngine {
 export interface CompiledTrees {
   functions: Record<string, unknown>;
   expressions: Record<string, unknown>;
+  /** Each named expression's arity (inferArities), found at build time with the trees. */
+  arities: Record<string, number>;
 }
 
 export interface RubricEngineOptions {
@@ -93,13 +95,17 @@ export function inferArities(expressions: Record<string, unknown>): Record<strin
 export function createRubricEngine(metadata: RubricMetadata, options: RubricEngineOptions = {}): RubricEngine {
   const variables: Record<string, unknown> = { ...(metadata.variables ?? {}), ...options.globals };
   const expressions: Record<string, unknown> = { ...(metadata.expressions ?? {}) };
-  const arities = inferArities(expressions);
   const ahead = options.compiled;
+  // The arities' two passes run a regular expression per name over every body: done at build time.
+  const arities = ahead?.arities ?? inferArities(expressions);
 
-  // Every `$name` a body uses is a global to the parser (else `$args` would read as a field).
-  const dollarVars = new Set(Object.keys(metadata.variables ?? {}));
-  for (const value of Object.values(expressions)) for (const m of bodyText(value).matchAll(/\$[a-zA-Z0-9_]+/g)) dollarVars.add(m[0]);
-  const allowed = [...dollarVars, ...Object.keys(expressions)];
+  /** Every `$name` a body uses is a global to the parser (else `$args` would read as a field). */
+  const allowedInBodies = () => {
+    const dollarVars = new Set(Object.keys(metadata.variables ?? {}));
+    for (const value of Object.values(expressions)) for (const m of bodyText(value).matchAll(/\$[a-zA-Z0-9_]+/g)) dollarVars.add(m[0]);
+    return [...dollarVars, ...Object.keys(expressions)];
+  };
+  let allowed: string[] | undefined;
 
   // One instance: its custom functions read their trees from `functionTrees`, filled below by
   // this very engine's compile() (or from the trees compiled ahead), before any search runs.
@@ -129,7 +135,7 @@ export function createRubricEngine(metadata: RubricMetadata, options: RubricEngi
       continue;
     }
     try {
-      functionTrees[name] = engine.compile(bodyText(value).trim(), allowed);
+      functionTrees[name] = engine.compile(bodyText(value).trim(), (allowed ??= allowedInBodies()));
     } catch {
       functionTrees[name] = null; // as the evaluator: the call fails, the statement that made it reads as an error
     }
@@ -148,6 +154,6 @@ export function createRubricEngine(metadata: RubricMetadata, options: RubricEngi
     variables,
     search: (expression, data) => engine.run(treeOf(expression), data, 'en-US', variables),
     prepare: (expression) => void treeOf(expression),
-    compiledTrees: () => ({ functions: { ...functionTrees }, expressions: Object.fromEntries(compiled) }),
+    compiledTrees: () => ({ functions: { ...functionTrees }, expressions: Object.fromEntries(compiled), arities: { ...arities } }),
   };
 }

@@ -1,10 +1,8 @@
 // The C2PA Asset Rubrics shipped as data (data/c2pa/asset-rubrics/, byte for byte as the C2PA
 // publishes them; data/c2pa/README.md): which file each `--rubric` name is, and a rubric read
-// into its metadata and statements as the official evaluators split the YAML documents. The
-// shipped rubrics reach a run already read and compiled (shipped-rubrics.ts); this is the reading
-// the build does and the tests hold that form to.
+// into its metadata and statements (rubric-build.ts reads the YAML as the official evaluators split
+// its documents, at build time; a run takes the built form: shipped-rubrics.ts).
 import type { CompiledTrees } from './formula-engine.js';
-import { parseYamlDocuments } from './rubric-yaml.js';
 
 /** `--rubric` names and the rubric file each one evaluates. */
 export type RubricName = 'signals' | 'conformance-2.2' | 'conformance-2.4';
@@ -44,24 +42,6 @@ export interface Rubric {
   compiled?: CompiledTrees;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * A rubric from its YAML text: the first document is the metadata (when it is a mapping), the
- * statements are every later document's list items, or the document itself when it is a
- * mapping that is not a `block` (both evaluators' rule).
- */
-export function rubricFromText(text: string, file: string): Rubric {
-  const docs = parseYamlDocuments(text);
-  const metadata = (docs.length > 0 && isRecord(docs[0]) ? docs[0] : {}) as RubricMetadata;
-  const statements: RubricStatement[] = [];
-  for (const doc of docs.slice(1)) {
-    if (Array.isArray(doc)) statements.push(...(doc as RubricStatement[]));
-    else if (isRecord(doc) && !('block' in doc)) statements.push(doc as RubricStatement);
-  }
-  return { file, metadata, statements };
-}
-
 /** Which of the C2PA's two evaluators runs a rubric. */
 export type RubricEvaluator = 'signals' | 'conformance';
 export const evaluatorOf = (name: RubricName): RubricEvaluator => (name === 'signals' ? 'signals' : 'conformance');
@@ -80,10 +60,4 @@ export function evaluatorGlobals(evaluator: RubricEvaluator, file: string): Reco
   if (evaluator === 'signals') return {};
   const spec = specVersionOf(file);
   return spec === undefined ? {} : { $expected_spec_version: spec };
-}
-
-/** `rubric_metadata.name` / `.version`, "Unknown" when absent (the evaluators' default). */
-export function rubricLabel(rubric: Rubric): { name: unknown; version: unknown } {
-  const meta = isRecord(rubric.metadata.rubric_metadata) ? rubric.metadata.rubric_metadata : {};
-  return { name: 'name' in meta ? meta.name : 'Unknown', version: 'version' in meta ? meta.version : 'Unknown' };
 }

@@ -6,9 +6,9 @@
 // (asset-rubric-signals-local-output.schema.json). What a signal means is the rubric's; this
 // module only walks the graph and reads the answers as truthy or not, as the evaluator does.
 import { createRubricEngine, type RubricEngine } from './formula-engine.js';
-import { rubricLabel, type Rubric } from './rubric-files.js';
 import SIGNALS_RUBRIC from './built-signals.js';
-import { shippedRubric } from './shipped-rubrics.js';
+import type { Rubric } from './rubric-files.js';
+import { rubricLabel } from './rubric-label.js';
 
 export interface SignalHit {
   trait: string;
@@ -184,6 +184,17 @@ function subjectOf(manifest: Json): SignalsManifest['assertedBy']['subject'] {
   return out;
 }
 
+let shipped: Rubric | undefined;
+
+/**
+ * The shipped signals rubric, read and compiled at build time (scripts/build-rubrics.mjs), parsed
+ * once per process. Its built text is in this module's own output file: a signed file's check
+ * loads no other for it.
+ */
+export function shippedSignalsRubric(): Rubric {
+  return (shipped ??= JSON.parse(SIGNALS_RUBRIC) as Rubric);
+}
+
 const engines = new WeakMap<Rubric, RubricEngine>();
 
 /** One engine per rubric per process: its functions and compiled expressions serve every file. */
@@ -194,7 +205,7 @@ function engineFor(rubric: Rubric): RubricEngine {
 }
 
 /** The official signals output for a crJSON document, with a rubric (the shipped one by default). */
-export function evaluateSignals(crJson: unknown, rubric: Rubric = shippedRubric('signals', SIGNALS_RUBRIC)): SignalsOutput {
+export function evaluateSignals(crJson: unknown, rubric: Rubric = shippedSignalsRubric()): SignalsOutput {
   const dag = buildProvenanceGraph(crJson);
   const { search } = engineFor(rubric);
   for (const node of dag.values()) {

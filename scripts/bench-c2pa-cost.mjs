@@ -1,0 +1,101 @@
+// What the C2PA lists and the signals rubric add to a cold `provenance check --json` of a signed
+// file (issue 38: at most 10 ms; both are loaded only when a manifest is found). Two ways:
+//   1. whole processes, hyperfine (bench-processes.mjs), BENCH_REPEATS rounds (default 5) of
+//      BENCH_RUNS runs (default 20), the commands in turn and in another order each round: this
+//      build as users run it; the same with `--trust-anchors` one certificate (the 52-anchor
+//      lists replaced by one: what the lists' size costs); and, given OTHER_BUILD_DIR, another
+//      build (a checkout before the lists and the rubric, or main's), each with its mean wall
+//      and CPU time (user + system) per round;
+//   2. the parts alone, in fresh processes taking turns (15 each; the module loader and c2pa-rs
+//      warmed first, as a check has them by then), CPU time: importing the signals rubric's
+//      module (json-formula inside) and evaluating it on the file's crJSON; one c2pa-rs read
+//      with the lists against one without.
+// With the load average and the gauge (SHA-256 of 1.9 MB) before and after. Usage:
+//   npm run build && node scripts/bench-c2pa-cost.mjs [OTHER_BUILD_DIR] [SIGNED_FILE]
+// OTHER_BUILD_DIR: a checkout with `node scripts/build.mjs` run in it.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { benchEnv, hyperfineRound, machineNow, median, requireTools } from './bench-processes.mjs';
+
+const root = resolve(import.meta.dirname, '..');
+const [other, fileArg] = process.argv.slice(2);
+const file = resolve(fileArg ?? join(root, 'examples', 'signed.jpg'));
+const runs = Number(process.env.BENCH_RUNS ?? '20');
+const repeats = Number(process.env.BENCH_REPEATS ?? '5');
+requireTools(['hyperfine']);
+
+const scratch = mkdtempSync(join(tmpdir(), 'bench-c2pa-cost-'));
+const { env, dropped } = benchEnv({ PROVENANCE_CONFIG_DIR: join(scratch, 'config') });
+const lists = ['C2PA-TRUST-LIST.pem', 'C2PA-TSA-TRUST-LIST.pem'].map((f) => readFileSync(join(root, 'data', 'c2pa', f), 'utf8')).join('');
+const oneAnchor = join(scratch, 'one-anchor.pem');
+writeFileSync(oneAnchor, /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----\n/.exec(lists)[0]);
+
+console.log(`machine: ${machineNow()}; node ${process.version}${dropped.length ? `, without ${dropped.join(', ')}` : ''}; file ${file}`);
+const contenders = [
+  ['this build', `${process.execPath} ${join(root, 'bin', 'provenance.js')} check --json ${file}`],
+  ['this build, --trust-anchors one certificate', `${process.execPath} ${join(root, 'bin', 'provenance.js')} check --json --trust-anchors ${oneAnchor} ${file}`],
+  ...(other ? [[`other build (${other})`, `${process.execPath} ${join(resolve(other), 'bin', 'provenance.js')} check --json ${file}`]] : []),
+];
+const rounds = contenders.map(() => []);
+try {
+  for (let round = 0; round < repeats; round++) {
+    const order = contenders.map((_, i) => (i + round) % contenders.length);
+    const before = machineNow();
+    const results = hyperfineRound(order.map((i) => contenders[i][1]), { runs, env });
+    order.forEach((i, k) => rounds[i].push(results[k]));
+    console.log(`round ${round + 1} (${before} -> ${machineNow()}): ${contenders.map(([label], i) => `${label} ${rounds[i].at(-1).mean.toFixed(1)} ms wall, ${rounds[i].at(-1).cpu.toFixed(1)} ms CPU`).join('; ')}`);
+  }
+  console.log(`\n1. whole processes, medians over ${repeats} rounds of ${runs} runs:`);
+  const base = { wall: median(rounds[0].map((r) => r.mean)), cpu: median(rounds[0].map((r) => r.cpu)) };
+  contenders.forEach(([label], i) => {
+    const wall = median(rounds[i].map((r) => r.mean));
+    const cpu = median(rounds[i].map((r) => r.cpu));
+    const vs = i === 0 ? '' : ` (this build - it: wall ${(base.wall - wall).toFixed(1)} ms, CPU ${(base.cpu - cpu).toFixed(1)} ms)`;
+    console.log(`   ${label}: wall ${wall.toFixed(1)} ms, CPU ${cpu.toFixed(1)} ms${vs}`);
+  });
+
+  // 2. The parts alone. Each probe is a fresh process: c2pa-rs compiled and one read done first
+  // (and another module of the build imported), then the part timed with process.cpuUsage().
+  const probe = (part) => `
+const { readFileSync } = await import('node:fs');
+const { createRequire } = await import('node:module');
+const require = createRequire(${JSON.stringify(join(root, 'package.json'))});
+const c2pa = await import('@contentauth/c2pa-wasm');
+c2pa.initSync({ module: new WebAssembly.Module(readFileSync(require.resolve('@contentauth/c2pa-wasm/c2pa.wasm'))) });
+await import(${JSON.stringify(join(root, 'dist', 'lazy', 'rubrics-shipped-rubrics.js'))});
+const bytes = readFileSync(${JSON.stringify(file)});
+const settings = (anchors) => JSON.stringify({ verify: { remote_manifest_fetch: false, ocsp_fetch: false }, ...(anchors ? { trust: { trust_anchors: anchors } } : {}) });
+const first = await c2pa.WasmReader.fromBytes('image/jpeg', bytes, settings());
+const cr = JSON.parse(first.crJson());
+const active = JSON.parse(first.json()).active_manifest;
+first.free();
+const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const c0 = cpu();
+${
+  part === 'rubric'
+    ? `const { fileSignals } = await import(${JSON.stringify(join(root, 'dist', 'lazy', 'rubrics-signals.js'))});
+fileSignals(cr, active);`
+    : `const reader = await c2pa.WasmReader.fromBytes('image/jpeg', bytes, settings(${part === 'lists' ? JSON.stringify(lists) : 'undefined'}));
+reader.json();
+reader.crJson();
+reader.free();`
+}
+console.log(cpu() - c0);
+`;
+  const parts = { rubric: [], lists: [], 'no lists': [] };
+  for (let i = 0; i < 15; i++) {
+    for (const part of Object.keys(parts)) {
+      parts[part].push(Number(execFileSync(process.execPath, ['--input-type=module', '-e', probe(part)], { cwd: root, env }).toString()));
+    }
+  }
+  const m = Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, median(v)]));
+  console.log(`\n2. the parts alone, CPU, medians of 15 fresh processes each:`);
+  console.log(`   the signals rubric (import and evaluate): ${m.rubric.toFixed(1)} ms`);
+  console.log(`   a second c2pa-rs read: with the lists ${m.lists.toFixed(1)} ms, without ${m['no lists'].toFixed(1)} ms: the lists +${(m.lists - m['no lists']).toFixed(1)} ms`);
+  console.log(`   together: +${(m.rubric + m.lists - m['no lists']).toFixed(1)} ms (target: at most 10 ms)`);
+  console.log(`machine after: ${machineNow()}`);
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}

@@ -4,35 +4,18 @@
 // certificate has expired since it signed (Gemini, 2025) does not read signingCredential.expired:
 // its time stamp is trusted through the TSA list. The corpus is not part of the repository; where
 // it holds no such file the test says so and is skipped.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { hasC2paMarker } from '../src/media/c2pa-markers.js';
-import { CORPUS_DIR, HAS_CORPUS } from './helpers/corpus.js';
+import { CORPUS_DIR, corpusFilesWithManifest } from './helpers/corpus.js';
 import { parseLines, runBin } from './helpers/run-cli.js';
-
-/** Every file below the corpus folder that carries C2PA marker bytes. */
-function signedFiles(dir: string): string[] {
-  if (!HAS_CORPUS) return [];
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      const p = join(d, name);
-      const st = statSync(p);
-      if (st.isDirectory()) walk(p);
-      else if (st.isFile() && st.size < 64 * 1024 * 1024 && !/\.(json|md)$/.test(name) && hasC2paMarker(readFileSync(p))) out.push(p);
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 const cfg = mkdtempSync(join(tmpdir(), 'prov-lists-corpus-'));
 afterAll(() => rmSync(cfg, { recursive: true, force: true }));
 
 const SIGNERS = /^(Google LLC|OpenAI)/;
-const candidates = signedFiles(CORPUS_DIR);
+const candidates = corpusFilesWithManifest();
 
 // Each candidate checked once through the built CLI (c2pa only), then sorted by signer.
 const results = candidates.length

@@ -5,7 +5,7 @@
 // arity is inferred from how the rubric calls it. The expressions themselves are the rubric's,
 // run by @adobe/json-formula: nothing of a rubric's logic is written here.
 import JsonFormula, { dataTypes, type CustomFunction, type JsonFormulaInterpreter } from '@adobe/json-formula';
-import type { RubricMetadata } from './rubric-files.js';
+import type { CompiledTrees, RubricMetadata } from './rubric-files.js';
 
 export interface RubricEngine {
   engine: JsonFormula;
@@ -21,21 +21,6 @@ export interface RubricEngine {
   prepare(expression: string): void;
   /** Every tree compiled so far, as `createRubricEngine` takes them back (`compiled`). */
   compiledTrees(): CompiledTrees;
-}
-
-/**
- * json-formula's syntax trees of a rubric's expressions, compiled ahead (at build time,
- * scripts/build-rubrics.mjs): plain JSON, which json-formula runs as it runs the trees its
- * compile() returns. `functions`: each named expression's tree, null where it does not compile
- * (the call then fails, as the evaluator's does); `expressions`: each statement's tree, by its
- * text, for those that compile (any other is compiled at run time, which throws json-formula's
- * own error).
- */
-export interface CompiledTrees {
-  functions: Record<string, unknown>;
-  expressions: Record<string, unknown>;
-  /** Each named expression's arity (inferArities), found at build time with the trees. */
-  arities: Record<string, number>;
 }
 
 export interface RubricEngineOptions {

@@ -2,7 +2,6 @@
 // publishes them; data/c2pa/README.md): which file each `--rubric` name is, and a rubric read
 // into its metadata and statements (rubric-build.ts reads the YAML as the official evaluators split
 // its documents, at build time; a run takes the built form: shipped-rubrics.ts).
-import type { CompiledTrees } from './formula-engine.js';
 
 /** `--rubric` names and the rubric file each one evaluates. */
 export type RubricName = 'signals' | 'conformance-2.2' | 'conformance-2.4';
@@ -32,6 +31,21 @@ export interface RubricStatement {
   failIfMatched?: unknown;
   warnIfMatched?: unknown;
   [key: string]: unknown;
+}
+
+/**
+ * json-formula's syntax trees of a rubric's expressions, compiled ahead (at build time,
+ * scripts/build-rubrics.mjs): plain JSON, which json-formula runs as it runs the trees its
+ * compile() returns. `functions`: each named expression's tree, null where it does not compile
+ * (the call then fails, as the evaluator's does); `expressions`: each statement's tree, by its
+ * text, for those that compile (any other is compiled at run time, which throws json-formula's
+ * own error).
+ */
+export interface CompiledTrees {
+  functions: Record<string, unknown>;
+  expressions: Record<string, unknown>;
+  /** Each named expression's arity (inferArities), found at build time with the trees. */
+  arities: Record<string, number>;
 }
 
 export interface Rubric {

@@ -14,8 +14,9 @@ export interface SoftReading {
   kind: 'reference' | 'unsmoothed' | 'half';
   order: EncoderChannelOrder;
   /** Which soft value each block gives: the phase of its largest coefficient (dwt-dct-soft.ts,
-   * unless told) or how far that coefficient stands from the next (dwt-dct-displacement.ts). */
-  statistic?: 'displacement';
+   * unless told) or how far that coefficient stands from the next (dwt-dct-displacement.ts), as
+   * a uint8 encoder moved it or, for SDXL's message alone, as a float32 one did. */
+  statistic?: 'displacement' | 'float32-displacement';
   soft: Float64Array;
   bits: Uint8Array;
   /** `soft`'s class sums for a message length (n mod L), made by the kernels
@@ -53,9 +54,16 @@ export const FALSE_ALARM = 1e-3;
 const BYTE_PAYLOADS: readonly WatermarkPayload[] = ['StableDiffusionV1', 'StableDiffusionV1-Inpainting', 'SDV2', 'InvokeAI'];
 
 /** Hypotheses a reading tests: the byte payloads only as written, in the reference's order
- * (their encoders hand cv2 BGR uint8); SDXL's message as written and inverted, either order. */
+ * (their encoders hand cv2 BGR uint8); SDXL's message as written and inverted, either order; on
+ * a float32 reading, SDXL's message as written alone (the reading undoes the inversion). */
 function hypothesesOf(reading: SoftReading): number {
+  if (reading.statistic === 'float32-displacement') return 1;
   return reading.order === 'bgr' ? BYTE_PAYLOADS.length + 2 : 2;
+}
+
+/** Whether SDXL's message counts inverted too on `reading` (its strength then |T|). */
+function twoSidedOn(reading: SoftReading, payload: WatermarkPayload): boolean {
+  return payload === 'sdxl48' && reading.statistic !== 'float32-displacement';
 }
 
 /** SDV2's four bytes are too short to set their ASCII structure aside (dwt-dct-soft.ts's
@@ -70,9 +78,10 @@ function byteCentred(payload: WatermarkPayload): boolean {
   return payload !== 'sdxl48' && payload !== 'SDV2';
 }
 
-/** Every payload's evidence on every reading. `worth(payload, t)`: when given, a candidate it
- * refuses has its shifts left untaken (nullMax NaN): T alone is L terms, its shifts L^2. */
-export function softCandidates(readings: readonly SoftReading[], worth?: (payload: WatermarkPayload, t: number) => boolean): SoftCandidate[] {
+/** Every payload's evidence on every reading. `worth(reading, payload, t)`: when given, a
+ * candidate it refuses has its shifts left untaken (nullMax NaN): T alone is L terms, its shifts
+ * L^2. */
+export function softCandidates(readings: readonly SoftReading[], worth?: (reading: SoftReading, payload: WatermarkPayload, t: number) => boolean): SoftCandidate[] {
   const out: SoftCandidate[] = [];
   for (const reading of readings) {
     const directions = new Map<number, Float64Array>();
@@ -81,13 +90,13 @@ export function softCandidates(readings: readonly SoftReading[], worth?: (payloa
       if (!d) directions.set(bytes ? length : -length, (d = classDirection(reading.soft, length, bytes, reading.classSums?.(length))));
       return d;
     };
-    const payloads = reading.order === 'bgr' ? [...BYTE_PAYLOADS, 'sdxl48' as const] : (['sdxl48'] as const);
+    const payloads = reading.order === 'bgr' && reading.statistic !== 'float32-displacement' ? [...BYTE_PAYLOADS, 'sdxl48' as const] : (['sdxl48'] as const);
     for (const payload of payloads) {
       const bits = PAYLOAD_BITS[payload];
-      const twoSided = payload === 'sdxl48';
+      const twoSided = twoSidedOn(reading, payload);
       const d = direction(bits.length, byteCentred(payload));
       const t = softScore(d, bits);
-      out.push(worth && !worth(payload, t) ? { payload, reading, t, nullMax: NaN } : { payload, reading, ...softEvidence(d, bits, twoSided) });
+      out.push(worth && !worth(reading, payload, t) ? { payload, reading, t, nullMax: NaN } : { payload, reading, ...softEvidence(d, bits, twoSided) });
     }
   }
   return out;
@@ -110,13 +119,13 @@ export function softConfidence(falseAlarm: number): number {
  * among those that pass FALSE_ALARM and outrank all their shifts. */
 export function softFind(readings: readonly SoftReading[]): SoftFind | undefined {
   const hypotheses = readings.reduce((n, r) => n + hypothesesOf(r), 0);
-  const strengthOf = (payload: WatermarkPayload, t: number) => (payload === 'sdxl48' ? Math.abs(t) : t);
+  const strengthOf = (reading: SoftReading, payload: WatermarkPayload, t: number) => (twoSidedOn(reading, payload) ? Math.abs(t) : t);
   // A T past the bar is rare (a mark, or a picture's structure), so the shifts are taken for it alone.
-  const passes = (payload: WatermarkPayload, t: number) => hypotheses * falseAlarmOf(strengthOf(payload, t)) <= FALSE_ALARM;
+  const passes = (reading: SoftReading, payload: WatermarkPayload, t: number) => hypotheses * falseAlarmOf(strengthOf(reading, payload, t)) <= FALSE_ALARM;
   let best: SoftFind | undefined;
   for (const c of softCandidates(readings, passes)) {
-    if (!passes(c.payload, c.t)) continue;
-    const strength = strengthOf(c.payload, c.t);
+    if (!passes(c.reading, c.payload, c.t)) continue;
+    const strength = strengthOf(c.reading, c.payload, c.t);
     if (strength <= c.nullMax + (c.payload === 'SDV2' ? SDV2_MARGIN : 0)) continue;
     const falseAlarm = hypotheses * falseAlarmOf(strength);
     if (best && falseAlarm >= best.falseAlarm) continue;

@@ -127,7 +127,8 @@ const UNSMOOTHED_NOTE =
  *   the corpus' WebP q90 files read InvokeAI 64/64 and StableDiffusionV1 136/136 where the
  *   reference reads 34 and 68, an SDXL JPEG q95 41/48 where it reads 33;
  * - the soft statistic (readSoft, invisible-watermark-soft.ts): every block's phase, and its
- *   displacement from its neighbours (dwt-dct-displacement.ts), correlated with each payload,
+ *   displacement from its neighbours (dwt-dct-displacement.ts; for SDXL's message also as its
+ *   float32 encoders moved it), correlated with each payload,
  *   against a null from the picture itself, with a false-alarm bound (issue 39: JPEG q95 4:2:0,
  *   WebP, pictures halved in size, marks the votes lose to a bias);
  * - for PNGs that look cropped, every grid phase and original width (readCropped), hard and soft.
@@ -211,6 +212,8 @@ function halvedFromGenerator(width: number, height: number): boolean {
 const SOFT_NOTE = 'Read on the soft statistic (every block\'s phase correlated with the payload, not voted bit by bit)';
 const DISPLACEMENT_NOTE =
   "Each block read by how far the coefficient that stands out most stands from its neighbours (the encoder's move, which a lossy save shortens but rarely reverses), not by the phase of its largest coefficient.";
+const FLOAT32_NOTE =
+  "Read as SDXL's float32 watermarking wrote the mark (its chroma centred on 0, so the moves of warm-toned blocks go the other way), which the reference decoder reads half inverted.";
 const HALF_NOTE =
   'Read as a picture halved in size from a marked one: its own chroma is read as the band the mark was written in, a reading the reference decoder lacks.';
 
@@ -219,8 +222,9 @@ const HALF_NOTE =
  * reference's grid (chroma unsmoothed when the file stored it subsampled), both channel orders,
  * each read by the phase and by the displacement (a JPEG's quantiser shortens the encoder's
  * moves: on the wm-jpeg helper's held-out JPEG q95 4:2:0 files the displacement lifted the finds
- * from 99 to 159 of 196), and, for a picture whose doubled size a generator writes and whose
- * chroma is whole, the half-size reading.
+ * from 99 to 159 of 196), the displacement also as SDXL's float32 encoders moved it (on the same
+ * files 159 to 175, SDXL's three float32 call paths 118 to 150 of 168), and, for a picture whose
+ * doubled size a generator writes and whose chroma is whole, the half-size reading.
  */
 function readSoft(readings: WasmReadings, subsampled: boolean): Candidate | undefined {
   const soft: SoftReading[] = [];
@@ -228,12 +232,16 @@ function readSoft(readings: WasmReadings, subsampled: boolean): Candidate | unde
     if (subsampled) {
       const bits = readings.unsmoothed(order);
       soft.push({ kind: 'unsmoothed', order, soft: readings.unsmoothedSoft(), bits });
-      soft.push({ kind: 'unsmoothed', order, statistic: 'displacement', soft: readings.unsmoothedDisplacement(), bits });
+      const displacement = readings.unsmoothedDisplacement();
+      soft.push({ kind: 'unsmoothed', order, statistic: 'displacement', soft: displacement.uint8, bits });
+      soft.push({ kind: 'unsmoothed', order, statistic: 'float32-displacement', soft: displacement.float32, bits });
     } else {
       const phases = readings.sumPhases(order);
       const bits = bitsOfPhases(phases);
       soft.push(withKernelSums(readings, { kind: 'reference', order, soft: softOfPhases(phases), bits }));
-      soft.push(withKernelSums(readings, { kind: 'reference', order, statistic: 'displacement', soft: readings.sumDisplacement(order), bits }));
+      const displacement = readings.sumDisplacement(order);
+      soft.push(withKernelSums(readings, { kind: 'reference', order, statistic: 'displacement', soft: displacement.uint8, bits }));
+      soft.push(withKernelSums(readings, { kind: 'reference', order, statistic: 'float32-displacement', soft: displacement.float32, bits }));
     }
   }
   const { pixels } = readings;
@@ -247,7 +255,8 @@ function readSoft(readings: WasmReadings, subsampled: boolean): Candidate | unde
   if (!found) return undefined;
   const reading = found.reading;
   const causes = [
-    reading.statistic === 'displacement' ? DISPLACEMENT_NOTE : undefined,
+    reading.statistic === undefined ? undefined : DISPLACEMENT_NOTE,
+    reading.statistic === 'float32-displacement' ? FLOAT32_NOTE : undefined,
     reading.kind === 'unsmoothed' ? UNSMOOTHED_NOTE : reading.kind === 'half' ? HALF_NOTE : undefined,
     reading.order === 'rgb' ? SWAPPED_NOTE : undefined,
     found.t < 0 ? INVERTED_NOTE : undefined,

@@ -14,6 +14,16 @@
 // coefficient, the reference's and the phase's choice, misses). The payload statistic over these
 // values (dwt-dct-soft.ts's classDirection and softEvidence) keeps its bound: that bound holds for
 // any per-block values, since it comes from the payload's bits, not from the picture.
+//
+// SDXL's float32 encoders (diffusers' StableDiffusionXLWatermarker, Stability's generative-models)
+// hand the encoder a float picture, for which OpenCV centres U on 0.5 instead of 128: the LL
+// coefficient the encoder saw is v - FLOAT_CENTRE of the one a decoder reads, and where it was
+// negative (warm chroma) the encoder moved its magnitude, so the move goes down for bit 1 and
+// its place in the period is counted from the other side. The float32 value of a block reads the
+// same coefficient with that centre: for m - FLOAT_CENTRE >= 0 as above with r = (m - 255) mod
+// 36, else tanh((m - c - KEPT (18 - (255 - m) mod 36)) / SPREAD). It leans to +1 for bit 1 on
+// warm and cool chroma alike, where the phase and the uint8 value read warm blocks inverted and
+// the two halves of a picture cancel.
 
 /** The share of the encoder's move a save is taken to have kept (the wm-jpeg helper's held-out
  * JPEG q95 4:2:0: 0.3 to 0.5 found within 4 files of each other of 196, none 0.0 far fewer). */
@@ -21,16 +31,26 @@ export const KEPT = 0.4;
 /** The width, in LL units, over which the soft value goes from 0 to most of +-1 (tanh; 6 to 9
  * found within 2 files of each other there). */
 export const SPREAD = 6;
+/** A float32 encoder's U is the decoder's less 127.5 (OpenCV's YUV centre for floats is 0.5, for
+ * bytes 128), so its LL coefficients (twice a 2x2 mean) are the decoder's less 255. */
+export const FLOAT_CENTRE = 255;
+
+/** Per block, the displacement soft value as a uint8 encoder moved it and as a float32 one did. */
+export interface DisplacementSoft {
+  uint8: Float64Array;
+  float32: Float64Array;
+}
 
 /**
- * Per block, the displacement soft value of the LL coefficients `ll` (`stride` a row, as many
+ * Per block, the displacement soft values (uint8 and float32) of the LL coefficients `ll` (`stride` a row, as many
  * rows as it holds; each multiplied by `scale`: 0.5 reads 2x2 sums as coefficients), 4x4 a block,
  * `wide` x `high` blocks, in block order. A coefficient's neighbours past the band's edge are the
  * edge's own (the band repeated outwards).
  */
-export function displacementSoft(ll: ArrayLike<number>, stride: number, wide: number, high: number, scale = 1): Float64Array {
+export function displacementSoft(ll: ArrayLike<number>, stride: number, wide: number, high: number, scale = 1): DisplacementSoft {
   const rows = Math.floor(ll.length / stride);
   const out = new Float64Array(wide * high);
+  const float32 = new Float64Array(wide * high);
   for (let by = 0, n = 0; by < high; by++) {
     for (let bx = 0; bx < wide; bx++) {
       let farthest = -1;
@@ -53,8 +73,10 @@ export function displacementSoft(ll: ArrayLike<number>, stride: number, wide: nu
           around = mean;
         }
       }
-      out[n++] = Math.tanh((displacement - KEPT * (18 - (around % 36))) / SPREAD);
+      out[n] = Math.tanh((displacement - KEPT * (18 - (around % 36))) / SPREAD);
+      const seen = around - FLOAT_CENTRE;
+      float32[n++] = seen >= 0 ? Math.tanh((displacement - KEPT * (18 - (seen % 36))) / SPREAD) : Math.tanh((-displacement - KEPT * (18 - (-seen % 36))) / SPREAD);
     }
   }
-  return out;
+  return { uint8: out, float32 };
 }

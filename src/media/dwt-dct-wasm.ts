@@ -11,7 +11,7 @@ import { blockGrid } from './dwt-dct.js';
 import { DWT_DCT_WASM } from './dwt-dct-wasm-bytes.js';
 import { thomas } from './chroma-upsampling.js';
 import type { Alignment, PhaseReading } from './dwt-dct-crop.js';
-import { displacementSoft } from './dwt-dct-displacement.js';
+import { displacementSoft, type DisplacementSoft } from './dwt-dct-displacement.js';
 import { signsOf, softFromCoefficients, type ClassSums, type CropEvidence } from './dwt-dct-soft.js';
 import type { EncoderChannelOrder } from './opencv-yuv.js';
 import type { RawPixels } from './pixels.js';
@@ -139,14 +139,14 @@ export class WasmReadings {
 
   /** The displacement soft values (dwt-dct-displacement.ts) of the coefficients the last
    * unsmoothed() made. */
-  unsmoothedDisplacement(): Float64Array {
+  unsmoothedDisplacement(): DisplacementSoft {
     const ll = new Float64Array(this.kernels.memory.buffer, this.ll, this.cellsWide * this.cellsHigh);
     return displacementSoft(ll, this.cellsWide, this.wide, this.high);
   }
 
   /** The displacement soft values of the reference's grid on the `order` sums (an LL
    * coefficient is half its 2x2 sum). */
-  sumDisplacement(order: EncoderChannelOrder): Float64Array {
+  sumDisplacement(order: EncoderChannelOrder): DisplacementSoft {
     const sums = new Uint16Array(this.kernels.memory.buffer, order === 'bgr' ? this.bgr : this.rgb, this.cellsWide * this.cellsHigh);
     return displacementSoft(sums, this.cellsWide, this.wide, this.high, 0.5);
   }

@@ -1,8 +1,6 @@
 // The only place that turns bytes into a detection result (DESIGN). The CLI and the daemon both
 // call it, so a result is the same whichever way it was asked for.
 import { createHash } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
-import { isMainThread } from 'node:worker_threads';
 import { detectorById } from '../detectors/catalogue.js';
 import type { CatalogueName, DetectContext, DetectionResult, Detector, DetectorId, Match, Media, TrustOptions } from '../types.js';
 import { resolveChecks } from './checks.js';
@@ -10,6 +8,7 @@ import { newCheckId } from './ids.js';
 import { sniffMediaType } from '../media/sniff.js';
 import { releasePixels, trackPixels } from '../media/pixels.js';
 import { collectNow } from './idle-collect.js';
+import { workerThreads } from '../media/lazy-builtins.js';
 
 /** Decoded pixels worth a collection of their own once their file is done (a 2,560 x 2,560 PNG, a
  * 1,800 x 1,800 WebP): below this V8's own collections keep up. */
@@ -46,7 +45,7 @@ export async function detect(bytes: Uint8Array, options: DetectOptions = {}): Pr
     // and a thread that decodes little JavaScript collects late (four 3,072 x 3,072 WebPs took
     // `check` 240 MB past its start instead of one decode's 120 MB). Only on the pool's worker
     // threads: a library caller's own thread is left to V8 (collectNow exposes gc()).
-    releasePixels(bytes, (held) => !isMainThread && held >= COLLECT_PIXELS_BYTES && collectNow());
+    releasePixels(bytes, (held) => held >= COLLECT_PIXELS_BYTES && !workerThreads().isMainThread && collectNow());
   }
   return {
     id: newCheckId(),

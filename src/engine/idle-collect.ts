@@ -5,8 +5,7 @@
 // So each thread counts the bytes of large buffers it is done with, and once no more have come
 // for a short while (the burst is over) it runs one full collection. A busy thread is left to
 // V8's own heuristics: the collection runs only after a quiet spell, never per request.
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { v8, vm } from '../media/lazy-builtins.js';
 
 /** Dead bytes worth a full collection: below this V8's own collections keep up. */
 export const COLLECT_AFTER_BYTES = 64 * 1024 * 1024;
@@ -24,8 +23,8 @@ function collector(): (() => void) | null {
   const existing = (globalThis as { gc?: () => void }).gc;
   if (typeof existing === 'function') return (gc = existing);
   try {
-    setFlagsFromString('--expose-gc');
-    const made = runInNewContext('gc') as unknown;
+    v8().setFlagsFromString('--expose-gc');
+    const made = vm().runInNewContext('gc') as unknown;
     gc = typeof made === 'function' ? (made as () => void) : null;
   } catch {
     gc = null;

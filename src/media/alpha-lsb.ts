@@ -7,7 +7,7 @@
 // - "comp" payloads are gzip, "info" payloads plain UTF-8.
 // The length is checked against the bits the picture holds before anything is read (a payload
 // that claims 4 GB in a 128 x 128 picture is not one), and gunzip output is capped.
-import { gunzipSync } from 'node:zlib';
+import { zlib } from './lazy-builtins.js';
 import type { RawPixels } from './pixels.js';
 
 export const STEALTH_MAGICS = ['stealth_pngcomp', 'stealth_pnginfo'] as const;
@@ -89,7 +89,7 @@ export function readAlphaStealth(pixels: RawPixels): StealthResult {
   const payload = bits.bytes(HEADER_BITS, length);
   if (magic === 'stealth_pnginfo') return { ...found, text: utf8.decode(payload) };
   try {
-    return { ...found, text: utf8.decode(gunzipSync(payload, { maxOutputLength: MAX_PAYLOAD_BYTES })) };
+    return { ...found, text: utf8.decode(zlib().gunzipSync(payload, { maxOutputLength: MAX_PAYLOAD_BYTES })) };
   } catch {
     return { ...found, problem: 'its payload is not gzip data that inflates within the cap' };
   }

@@ -2,7 +2,7 @@
 // compiled lazily: a file without any C2PA marker never pays for the 9 MB wasm.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { setFlagsFromString } from 'node:v8';
+import { v8 } from './lazy-builtins.js';
 
 type C2paWasm = typeof import('@contentauth/c2pa-wasm');
 
@@ -28,7 +28,7 @@ export function loadC2paWasm(): Promise<C2paWasm> {
     const mod: C2paWasm = await import('@contentauth/c2pa-wasm');
     const require = createRequire(import.meta.url);
     const wasmPath = require.resolve('@contentauth/c2pa-wasm/c2pa.wasm');
-    setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
+    v8().setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
     mod.initSync({ module: new WebAssembly.Module(readFileSync(wasmPath)) });
     return mod;
   })();

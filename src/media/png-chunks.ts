@@ -16,7 +16,7 @@
 //   50 MB zTXt bomb allocates at most the cap and then counts as unreadable.
 // CRCs are not checked: a reader that rejected a text chunk for its CRC would lose a record that
 // Pillow-based tools, which are what wrote it, read fine.
-import { inflateSync } from 'node:zlib';
+import { zlib } from './lazy-builtins.js';
 
 export const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] as const;
 export const MAX_CHUNKS = 2_000_000;
@@ -109,7 +109,7 @@ class Inflater {
     const allowance = Math.min(MAX_TEXT_BYTES, MAX_INFLATED_TOTAL - this.spent);
     if (allowance <= 0) return { problem: 'the file holds more compressed text than is read' };
     try {
-      const out = inflateSync(data, { maxOutputLength: allowance });
+      const out = zlib().inflateSync(data, { maxOutputLength: allowance });
       this.spent += out.length;
       return { bytes: out };
     } catch (err) {

@@ -25,7 +25,8 @@ try {
       [
         `// Made by scripts/build-rubrics.mjs from data/c2pa/asset-rubrics/: do not edit (not in git).`,
         `/** The ${name} rubric read and its expressions compiled, as JSON text (shipped-rubrics.ts). */`,
-        `export default ${JSON.stringify(JSON.stringify(buildRubric(name, rubricsDir)))};`,
+        // Indented, so that the bundles' lines stay short enough to read (test/first-page.test.ts).
+        `export default ${JSON.stringify(JSON.stringify(buildRubric(name, rubricsDir), null, 1))};`,
         '',
       ].join('\n'),
     );

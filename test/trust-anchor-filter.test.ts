@@ -94,6 +94,17 @@ describe('the anchors given to c2pa-rs for one file', () => {
     expect(anchorsForFile(Buffer.from('no store here, only jumb in text'), 'image/png', anchors)).toBe(anchors);
   });
 
+  it('a store holding a compressed manifest (a brob box) keeps every anchor: its certificates cannot be seen', () => {
+    const anchors = LISTS + bigPki.rootPem;
+    expect(count(anchorsForFile(signed.png, 'image/png', anchors))).toBe(1);
+    // The same store with one of its boxes named brob (the compressed form C2PA 2.x allows).
+    const compressed = Buffer.from(signed.png);
+    const at = compressed.indexOf(Buffer.from('cbor', 'latin1'), compressed.indexOf(Buffer.from('jumb', 'latin1')));
+    expect(at).toBeGreaterThan(0);
+    compressed.write('brob', at, 'latin1');
+    expect(anchorsForFile(compressed, 'image/png', anchors)).toBe(anchors);
+  });
+
   it.skipIf(!HAS_CORPUS)('every corpus file with a manifest: the same report with the kept anchors as with all', async () => {
     const files = corpusFilesWithManifest();
     expect(files.length).toBeGreaterThan(3);

@@ -37,37 +37,24 @@ export async function readFileForUpload(path: string | URL, signal?: AbortSignal
     const st = await handle.stat();
     if (!st.isFile()) throw new TypeError(`${String(path)} is not a regular file (${kindOf(st)}); pass a file's path, its bytes or a stream.`);
     if (st.size > maxBytes) throw tooLarge(`The file is ${st.size} bytes`);
-    // One byte more than the limit: reading it says the file grew past the limit since fstat.
-    const buffer = Buffer.allocUnsafeSlow(Math.min(maxBytes + 1, st.size + 1));
+    // One byte more than fstat's size, so a file that stayed as it was ends with a read of 0; a
+    // buffer full at one byte past the limit says the file grew past it since fstat.
+    let buffer = Buffer.allocUnsafeSlow(Math.min(maxBytes + 1, st.size + 1));
     let length = 0;
     for (;;) {
       signal?.throwIfAborted();
-      if (length === buffer.length) break;
+      if (length === buffer.length) {
+        if (length > maxBytes) throw tooLarge(`The file grew past ${maxBytes} bytes while it was read`);
+        const grown = Buffer.allocUnsafeSlow(Math.min(maxBytes + 1, Math.max(buffer.length * 2, 64 * 1024)));
+        buffer.copy(grown, 0, 0, length);
+        buffer = grown;
+      }
       const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
+      if (bytesRead === 0) return buffer.subarray(0, length);
       length += bytesRead;
     }
-    if (length > maxBytes) throw tooLarge(`The file grew past ${maxBytes} bytes while it was read`);
-    // A file that grew since fstat but stays within the limit: read on to its end.
-    if (length === buffer.length) return Buffer.concat([buffer, await readOn(handle, length, maxBytes, signal)]);
-    return buffer.subarray(0, length);
   } finally {
     await handle.close();
-  }
-}
-
-/** What a file holds past `from`, refused once the whole passes the limit. */
-async function readOn(handle: Awaited<ReturnType<typeof open>>, from: number, maxBytes: number, signal?: AbortSignal): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let at = from;
-  for (;;) {
-    signal?.throwIfAborted();
-    const chunk = Buffer.allocUnsafe(64 * 1024);
-    const { bytesRead } = await handle.read(chunk, 0, chunk.length, at);
-    if (bytesRead === 0) return Buffer.concat(chunks);
-    at += bytesRead;
-    if (at > maxBytes) throw tooLarge(`The file grew past ${maxBytes} bytes while it was read`);
-    chunks.push(chunk.subarray(0, bytesRead));
   }
 }
 

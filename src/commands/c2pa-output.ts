@@ -85,7 +85,7 @@ function checkFlags(options: C2paOutputOptions): RubricName | undefined {
       '--validation-time: not supported. c2pa-rs, which validates the credentials, has no setting for a validation time: it judges a certificate at its trusted time stamp\'s time, else at the present time (docs/C2PA.md "crJSON").',
     );
   }
-  const timeoutProblem = options.readTimeout === undefined ? undefined : readTimeoutProblem(options.readTimeout);
+  const timeoutProblem = readTimeoutProblem(options.readTimeout);
   if (timeoutProblem) throw new UsageError(timeoutProblem);
   if (options.rubric !== undefined && !isRubricName(options.rubric)) {
     throw new UsageError(`--rubric: unknown rubric "${printable(options.rubric)}". The rubrics: ${RUBRIC_NAMES.join(', ')}.`);

@@ -209,7 +209,7 @@ async function plan(options: CheckOptions, io: CommandIO): Promise<Plan> {
     const checks = options.checks ?? (catalogue === 'hosted' ? [...HOSTED_DETECTOR_IDS] : undefined);
     return { checks, catalogue, failOn, trust: {}, concurrency, remote, cacheSetting };
   }
-  const timeoutProblem = options.readTimeout === undefined ? undefined : readTimeoutProblem(options.readTimeout);
+  const timeoutProblem = readTimeoutProblem(options.readTimeout);
   if (timeoutProblem) throw new UsageError(timeoutProblem);
   // On this machine, an http:// or malformed https:// argument is a typing error too, said
   // before any request (the API, above, is sent URLs as they are and judges them itself).

@@ -10,9 +10,9 @@ export const READ_DEADLINE_MS = 120_000;
 /** `--read-timeout`: whole seconds, at least 1, at most an hour. */
 export const READ_TIMEOUT_MAX_SECONDS = 3600;
 
-/** Why `seconds` is no --read-timeout (whole seconds from 1 to an hour), or undefined when it is one. */
-export function readTimeoutProblem(seconds: number): string | undefined {
-  return Number.isInteger(seconds) && seconds >= 1 && seconds <= READ_TIMEOUT_MAX_SECONDS ? undefined : `--read-timeout takes whole seconds from 1 to ${READ_TIMEOUT_MAX_SECONDS}.`;
+/** Why `seconds` is no --read-timeout (whole seconds from 1 to an hour), or undefined when it is one or not given. */
+export function readTimeoutProblem(seconds: number | undefined): string | undefined {
+  return seconds === undefined || Number.isInteger(seconds) && seconds >= 1 && seconds <= READ_TIMEOUT_MAX_SECONDS ? undefined : `--read-timeout takes whole seconds from 1 to ${READ_TIMEOUT_MAX_SECONDS}.`;
 }
 
 /** "120 seconds", "1 second", "0.5 seconds": a deadline in the words of the messages. */

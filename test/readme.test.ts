@@ -144,19 +144,22 @@ describe('README quick start', () => {
     expect(run.stderr).not.toMatch(/install scripts not yet covered/);
   }, 240_000);
 
-  it('after the install, the check neither rebuilds nor waits: its first result is out within 2 s', async () => {
+  // How fast a check starts is a bench figure (npm run bench:cold, docs/PERFORMANCE.md), not a
+  // bound here: a timed assertion fails on a loaded machine, not on slow code. What this
+  // holds is that nothing stands before it: no rebuild (dist/ unchanged), and no read of the
+  // standard input, which is left open here (a check that waited on it would never print).
+  it('after the install, the check neither rebuilds nor waits on its standard input before its first result', async () => {
     const [, check] = readmeCommands()[0]!.split(' && ') as [string, string];
     const built = statSync(join(copy, 'dist', 'cli.js')).mtimeMs;
-    const started = performance.now();
-    const child = spawn('sh', ['-c', check], { cwd: copy, env: { ...process.env, NO_COLOR: '1' } });
-    const firstOutput = await new Promise<number>((resolve, reject) => {
-      child.stdout.once('data', () => resolve(performance.now() - started));
+    const child = spawn('sh', ['-c', check], { cwd: copy, env: { ...process.env, NO_COLOR: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const firstOutput = await new Promise<string>((resolve, reject) => {
+      child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()));
       child.on('error', reject);
       child.on('exit', (code) => reject(new Error(`exited ${code} before printing`)));
     });
     await new Promise((resolve) => child.on('close', resolve));
     expect(child.exitCode).toBe(0);
-    expect(firstOutput).toBeLessThan(2000);
+    expect(firstOutput).toMatch(/^examples\//);
     expect(statSync(join(copy, 'dist', 'cli.js')).mtimeMs).toBe(built);
   }, 60_000);
 

@@ -658,3 +658,184 @@ export function cropSoft(soft: usize, wide: i32, high: i32, L: i32, signs: usize
   store<i32>(result, tested, 16);
   return found;
 }
+
+// ---- The displacement reading (src/media/dwt-dct-displacement.ts's displacementSoft, whose
+// JavaScript form the tests hold these to, double for double). Per block, of its coefficients but
+// the top-left one, the first farthest from its eight neighbours' mean (the band's edge repeated
+// outwards); then the arguments of the two tanh (the uint8 and float32 values) from its
+// displacement d and that mean m, which JavaScript takes the tanh of (WebAssembly has no tanh of
+// the same bits). Each kernel fills a block row's values in a scratch of 4 rows first, eight
+// (u16) or two (f64) coefficients a vector, then searches its blocks.
+
+/**
+ * x % 36 as JavaScript computes it (C's fmod, the sign of x) for |x| < 2^40: mod36 of |x|, signed.
+ * (For x = -0 it gives +0 where JavaScript gives -0: 18 less either is 18.)
+ */
+// @ts-ignore: decorator
+@inline function remainder36Signed(x: f64): f64 {
+  return x < 0 ? -mod36(-x) : mod36(x);
+}
+
+/** The tanh arguments of displacementSoft's two values for displacement `d` and mean `m`, in its
+ * order of operations: at `uint8Out`, (d - kept (18 - m % 36)) / spread; at `float32Out`, the
+ * same of the mean seen less `centre` (for a negative one, of -d and -(m - centre)). */
+// @ts-ignore: decorator
+@inline function storeArguments(d: f64, m: f64, kept: f64, spread: f64, centre: f64, uint8Out: usize, float32Out: usize): void {
+  store<f64>(uint8Out, (d - kept * (18.0 - remainder36Signed(m))) / spread);
+  const seen = m - centre;
+  store<f64>(float32Out, seen >= 0 ? (d - kept * (18.0 - remainder36Signed(seen))) / spread : (-d - kept * (18.0 - remainder36Signed(-seen))) / spread);
+}
+
+/**
+ * displacementSoft on the u16 2x2 sums at `sums` (`stride` a row, `rows` rows; each sum of four U
+ * bytes, at most 1020) read as coefficients (scale 0.5), `wide` x `high` blocks: the tanh
+ * arguments (f64, block order) at `uint8Out` and `float32Out`. In integers: with s the eight
+ * neighbours' sum and c the centre's, the JavaScript form's c * 0.5 - (s / 8) * 0.5 is
+ * e / 16 with e = 8 c - s = 9 c - (the 3x3 sum), and its mean s / 16, both exact in doubles
+ * (multiples of 1/16 below 2^10), so the same doubles, and |e| orders the candidates as |d| does.
+ * e fits an i16 lane (|e| <= 9 * 1020). `scratch`: 2 (stride + 8) + 32 wide + 16 bytes.
+ */
+export function displacementSums(sums: usize, stride: i32, rows: i32, wide: i32, high: i32, kept: f64, spread: f64, centre: f64, uint8Out: usize, float32Out: usize, scratch: usize): void {
+  const span = wide << 2;
+  const rowBytes = <usize>stride << 1;
+  // One row of the columns' 3-sums (up + row + down), then the block row's e, 4 rows of span.
+  const columns = scratch;
+  const moved = (columns + (<usize>(stride + 8) << 1) + 15) & ~15;
+  // The columns' sums needed: up to the right neighbour of the last block's last cell.
+  const needed = min(span + 1, stride);
+  // Cells whose left and right neighbours are both inside the row: 1 .. inner - 1.
+  const inner = min(span, stride - 1);
+  const last = <usize>(stride - 1) << 1;
+  const nine = i16x8.splat(9);
+  let n: usize = 0;
+  for (let by = 0; by < high; by++) {
+    for (let r = 0; r < 4; r++) {
+      const y = by * 4 + r;
+      const row = sums + <usize>y * rowBytes;
+      const up = y > 0 ? row - rowBytes : row;
+      const down = y + 1 < rows ? row + rowBytes : row;
+      let x = 0;
+      for (; x + 8 <= needed; x += 8) {
+        const o = <usize>x << 1;
+        v128.store(columns + o, i16x8.add(i16x8.add(v128.load(up + o), v128.load(row + o)), v128.load(down + o)));
+      }
+      for (; x < needed; x++) {
+        const o = <usize>x << 1;
+        store<i16>(columns + o, <i32>load<u16>(up + o) + <i32>load<u16>(row + o) + <i32>load<u16>(down + o));
+      }
+      const out = moved + (<usize>(r * span) << 1);
+      // The first cell: its left neighbour is itself.
+      const right: usize = stride > 1 ? 2 : 0;
+      store<i16>(out, 9 * <i32>load<u16>(row) - (2 * <i32>load<i16>(columns) + <i32>load<i16>(columns + right)));
+      x = 1;
+      for (; x + 8 <= inner; x += 8) {
+        const o = <usize>x << 1;
+        const box = i16x8.add(i16x8.add(v128.load(columns + o - 2), v128.load(columns + o)), v128.load(columns + o + 2));
+        v128.store(out + o, i16x8.sub(i16x8.mul(v128.load(row + o), nine), box));
+      }
+      for (; x < span; x++) {
+        const o = <usize>x << 1;
+        const ro = x + 1 < stride ? o + 2 : last;
+        store<i16>(out + o, 9 * <i32>load<u16>(row + o) - (<i32>load<i16>(columns + o - 2) + <i32>load<i16>(columns + o) + <i32>load<i16>(columns + ro)));
+      }
+    }
+    // The search without a branch a random picture mispredicts: per cell i of the block the key
+    // |e| * 16 + (15 - i), whose largest is the first of the farthest (the top-left cell keyed -1).
+    const base = sums + <usize>(by * 4) * rowBytes;
+    const spanBytes = <usize>span << 1;
+    for (let bx = 0; bx < wide; bx++) {
+      const c = moved + (<usize>(bx * 4) << 1);
+      const k0 = i32x4.replace_lane(keysOf(c, i32x4(15, 14, 13, 12)), 0, -1);
+      const k1 = keysOf(c + spanBytes, i32x4(11, 10, 9, 8));
+      const k2 = keysOf(c + 2 * spanBytes, i32x4(7, 6, 5, 4));
+      const k3 = keysOf(c + 3 * spanBytes, i32x4(3, 2, 1, 0));
+      let m = i32x4.max_s(i32x4.max_s(k0, k1), i32x4.max_s(k2, k3));
+      m = i32x4.max_s(m, v128.shuffle<i32>(m, m, 2, 3, 0, 1));
+      m = i32x4.max_s(m, v128.shuffle<i32>(m, m, 1, 0, 3, 2));
+      const at = 15 - (i32x4.extract_lane(m, 0) & 15);
+      const cell = <usize>((at >> 2) * span + (at & 3)) << 1;
+      const e = <i32>load<i16>(c + cell);
+      const centreSum = <i32>load<u16>(base + <usize>(at >> 2) * rowBytes + (<usize>(bx * 4 + (at & 3)) << 1));
+      storeArguments(<f64>e / 16.0, <f64>(8 * centreSum - e) / 16.0, kept, spread, centre, uint8Out + (n << 3), float32Out + (n << 3));
+      n++;
+    }
+  }
+}
+
+/** displacementSums' search keys of the four e (i16) at `at`: |e| * 16 + the cells' `order`. */
+// @ts-ignore: decorator
+@inline function keysOf(at: usize, order: v128): v128 {
+  return v128.or(i32x4.shl(i32x4.abs(i32x4.extend_low_i16x8_s(v128.load64_zero(at))), 4), order);
+}
+
+/**
+ * displacementSoft on the f64 coefficients at `ll` (scale 1; the unsmoothed reading's), as
+ * displacementSums: each coefficient's neighbours summed in the JavaScript form's order
+ * (up-left, up, up-right, left, right, down-left, down, down-right), / 8, then c less that mean,
+ * two coefficients a vector (the same operations on each lane), so the same doubles.
+ * `scratch`: 256 wide + 16 bytes.
+ */
+export function displacementCoefficients(ll: usize, stride: i32, rows: i32, wide: i32, high: i32, kept: f64, spread: f64, centre: f64, uint8Out: usize, float32Out: usize, scratch: usize): void {
+  const span = wide << 2;
+  const rowBytes = <usize>stride << 3;
+  // The block row's displacements, then its means, 4 rows of span each.
+  const moved = (scratch + 15) & ~15;
+  const means = moved + (<usize>(4 * span) << 3);
+  const inner = min(span, stride - 1);
+  const eighth = f64x2.splat(8.0);
+  let n: usize = 0;
+  for (let by = 0; by < high; by++) {
+    for (let r = 0; r < 4; r++) {
+      const y = by * 4 + r;
+      const row = ll + <usize>y * rowBytes;
+      const up = y > 0 ? row - rowBytes : row;
+      const down = y + 1 < rows ? row + rowBytes : row;
+      const dOut = moved + (<usize>(r * span) << 3);
+      const mOut = means + (<usize>(r * span) << 3);
+      let x = 1;
+      for (; x + 2 <= inner; x += 2) {
+        const o = <usize>x << 3;
+        let s = f64x2.add(f64x2.add(v128.load(up + o - 8), v128.load(up + o)), v128.load(up + o + 8));
+        s = f64x2.add(f64x2.add(s, v128.load(row + o - 8)), v128.load(row + o + 8));
+        s = f64x2.add(f64x2.add(f64x2.add(s, v128.load(down + o - 8)), v128.load(down + o)), v128.load(down + o + 8));
+        const mean = f64x2.div(s, eighth);
+        v128.store(mOut + o, mean);
+        v128.store(dOut + o, f64x2.sub(v128.load(row + o), mean));
+      }
+      // The cells at the row's edges (and an odd one left), one at a time.
+      coefficientAt(up, row, down, 0, stride, dOut, mOut);
+      for (; x < span; x++) coefficientAt(up, row, down, x, stride, dOut, mOut);
+    }
+    // The farthest |d| first (max, no branch), then the first cell at it: one branch a random
+    // picture mispredicts a block, not one a cell.
+    const spanBytes = <usize>span << 3;
+    for (let bx = 0; bx < wide; bx++) {
+      const c = moved + (<usize>(bx * 4) << 3);
+      let farthest = max(max(abs(load<f64>(c, 8)), abs(load<f64>(c, 16))), abs(load<f64>(c, 24)));
+      for (let r: usize = 1; r < 4; r++) {
+        const row = c + r * spanBytes;
+        farthest = max(farthest, max(max(abs(load<f64>(row)), abs(load<f64>(row, 8))), max(abs(load<f64>(row, 16)), abs(load<f64>(row, 24)))));
+      }
+      let best: usize = 0;
+      for (let i = 1; i < 16; i++) {
+        best = (<usize>((i >> 2) * span + (i & 3))) << 3;
+        if (abs(load<f64>(c + best)) == farthest) break;
+      }
+      best += <usize>(bx * 4) << 3;
+      storeArguments(load<f64>(moved + best), load<f64>(means + best), kept, spread, centre, uint8Out + (n << 3), float32Out + (n << 3));
+      n++;
+    }
+  }
+}
+
+/** displacementCoefficients' value of the cell `x` of `row` on its own, neighbours clamped to the row. */
+// @ts-ignore: decorator
+@inline function coefficientAt(up: usize, row: usize, down: usize, x: i32, stride: i32, dOut: usize, mOut: usize): void {
+  const o = <usize>x << 3;
+  const left = x > 0 ? o - 8 : o;
+  const right = x + 1 < stride ? o + 8 : o;
+  const s = load<f64>(up + left) + load<f64>(up + o) + load<f64>(up + right) + load<f64>(row + left) + load<f64>(row + right) + load<f64>(down + left) + load<f64>(down + o) + load<f64>(down + right);
+  const mean = s / 8.0;
+  store<f64>(mOut + o, mean);
+  store<f64>(dOut + o, load<f64>(row + o) - mean);
+}

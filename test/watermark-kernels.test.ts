@@ -29,6 +29,15 @@ const widePictures = fc.record({ width: fc.integer({ min: 400, max: 600 }), heig
   return { width, height, channels: 3, data };
 });
 
+/** Pictures of many block rows (the alignment kernel sums rows a period of the widths apart once):
+ * SDXL's 48 bits over the check's widths repeat every 6 rows, the byte payloads' every 4 to 17. */
+const tallPictures = fc.record({ width: fc.integer({ min: 200, max: 600 }), height: fc.integer({ min: 80, max: 320 }), seed: fc.integer() }).map(({ width, height, seed }): RawPixels => {
+  const data = new Uint8Array(width * height * 3);
+  let state = seed >>> 0;
+  for (let i = 0; i < data.length; i++) data[i] = (state = (Math.imul(state, 1103515245) + 12345) >>> 0) >>> 24;
+  return { width, height, channels: 3, data };
+});
+
 /** Pictures of random size and channels, their samples either free or from a palette of a few
  * colours: flat regions give 2x2 sums that are multiples of 36 (the blocks exactBit decides). */
 const pictures = fc
@@ -274,6 +283,28 @@ describe('the WebAssembly crop search reads what the JavaScript one reads', () =
         }
       }),
       { numRuns: 150 },
+    );
+  });
+
+  it('on pictures taller than the widths’ period of rows (rows that far apart summed once), the same best alignments', () => {
+    const wides = Array.from({ length: 17 }, (_, i) => 64 + 8 * i);
+    fc.assert(
+      fc.property(tallPictures, fc.constantFrom(...(['sdxl48', 'SDV2', 'InvokeAI', 'StableDiffusionV1'] as const)), fc.integer({ min: 0, max: 100 }), (pixels, payload, share) => {
+        const wasm = new WasmReadings(pixels);
+        const ours = wasm.phases();
+        const theirs = readAllPhases(pixels);
+        expect(ours.map(({ phaseX, phaseY, wide, high, bits, lattice }) => ({ phaseX, phaseY, wide, high, bits: [...bits], lattice }))).toEqual(
+          theirs.map(({ phaseX, phaseY, wide, high, bits, lattice }) => ({ phaseX, phaseY, wide, high, bits: [...bits], lattice })),
+        );
+        const message = PAYLOAD_BITS[payload];
+        // Thresholds from none to all of the bits, so that alignments are found and refused.
+        const threshold = Math.round((message.length * share) / 100);
+        for (let i = 0; i < ours.length; i += 7) {
+          expect(wasm.alignment(ours[i]!, message, wides, threshold)).toEqual(bestAlignment(theirs[i]!, message, wides, threshold));
+          expect(wasm.alignment(ours[i]!, message, [1, 2, 3, 5, 8], threshold)).toEqual(bestAlignment(theirs[i]!, message, [1, 2, 3, 5, 8], threshold));
+        }
+      }),
+      { numRuns: 40 },
     );
   });
 });

@@ -298,11 +298,24 @@ export function remainder36(x: f64): f64 {
 
 // ---- The crop search (src/media/dwt-dct-crop.ts, whose JavaScript forms the tests hold these to).
 
-/** The U plane, one byte a pixel, as an encoder handed BGR wrote it (opencv-yuv.ts's opencvUPlane). */
+/** The U plane, one byte a pixel, as an encoder handed BGR wrote it (opencv-yuv.ts's opencvUPlane):
+ * four pixels a vector, as cellSums computes U (the pixels must be followed by its padding). */
 export function uPlane(pixels: usize, width: i32, height: i32, channels: i32, out: usize): void {
   const count = width * height;
+  const rMask = channels == 3 ? i8x16(0, -1, -1, -1, 3, -1, -1, -1, 6, -1, -1, -1, 9, -1, -1, -1) : i8x16(0, -1, -1, -1, 4, -1, -1, -1, 8, -1, -1, -1, 12, -1, -1, -1);
+  const gMask = channels == 3 ? i8x16(1, -1, -1, -1, 4, -1, -1, -1, 7, -1, -1, -1, 10, -1, -1, -1) : i8x16(1, -1, -1, -1, 5, -1, -1, -1, 9, -1, -1, -1, 13, -1, -1, -1);
+  const bMask = channels == 3 ? i8x16(2, -1, -1, -1, 5, -1, -1, -1, 8, -1, -1, -1, 11, -1, -1, -1) : i8x16(2, -1, -1, -1, 6, -1, -1, -1, 10, -1, -1, -1, 14, -1, -1, -1);
+  const group = <usize>(4 * channels);
   let p = pixels;
-  for (let i = 0; i < count; i++) {
+  let i = 0;
+  for (; i + 4 <= count; i += 4) {
+    const v = v128.load(p);
+    const u = uOf(i8x16.swizzle(v, bMask), i8x16.swizzle(v, gMask), i8x16.swizzle(v, rMask));
+    const narrow = i16x8.narrow_i32x4_u(u, u);
+    store<u32>(out + <usize>i, i32x4.extract_lane(i8x16.narrow_i16x8_u(narrow, narrow), 0));
+    p += group;
+  }
+  for (; i < count; i++) {
     store<u8>(out + <usize>i, uAt(<i32>load<u8>(p, 2), <i32>load<u8>(p, 1), <i32>load<u8>(p)));
     p += <usize>channels;
   }
@@ -329,13 +342,18 @@ export function phases(plane: usize, width: i32, height: i32, sums: usize, max3:
         const top = plane + <usize>((parityY + 2 * cy) * width + parityX);
         const bottom = top + <usize>width;
         const o = sums + (<usize>(cy * cellsWide) << 1);
-        for (let cx = 0; cx < cellsWide; cx++) {
+        // Eight cells a vector: the 16 bytes of a row's pixel pairs summed pairwise.
+        let cx = 0;
+        for (; cx + 8 <= cellsWide; cx += 8) {
+          const x = <usize>(2 * cx);
+          v128.store(o + (<usize>cx << 1), i16x8.add(i16x8.extadd_pairwise_i8x16_u(v128.load(top + x)), i16x8.extadd_pairwise_i8x16_u(v128.load(bottom + x))));
+        }
+        for (; cx < cellsWide; cx++) {
           const x = <usize>(2 * cx);
           store<u16>(o + (<usize>cx << 1), <i32>load<u8>(top + x) + <i32>load<u8>(top + x + 1) + <i32>load<u8>(bottom + x) + <i32>load<u8>(bottom + x + 1));
         }
       }
-      windowMax(sums, cellsWide, cellsHigh, 1, max3);
-      windowMax(sums, cellsWide, cellsHigh, 0, max4);
+      windowMaxes(sums, cellsWide, cellsHigh, max3, max4);
       for (let offsetY = 0; offsetY < 4; offsetY++) {
         for (let offsetX = 0; offsetX < 4; offsetX++) {
           const wide = max(0, (cellsWide - offsetX) >> 2);
@@ -370,16 +388,28 @@ export function phases(plane: usize, width: i32, height: i32, sums: usize, max3:
   }
 }
 
-/** For every cell, the largest of the cells `skip`..3 to its right in its row (0 where not all fit). */
-function windowMax(sums: usize, cellsWide: i32, cellsHigh: i32, skip: i32, out: usize): void {
+/** For every cell, the largest of the cells 1..3 to its right (at `max3`) and 0..3 (at `max4`),
+ * 0 where not all fit; eight cells a vector (these took as long as the phases' blocks). */
+function windowMaxes(sums: usize, cellsWide: i32, cellsHigh: i32, max3: usize, max4: usize): void {
   for (let cy = 0; cy < cellsHigh; cy++) {
-    const row = <usize>(cy * cellsWide);
-    for (let cx = 0; cx < cellsWide; cx++) {
-      let best = 0;
+    const row = <usize>(cy * cellsWide) << 1;
+    let cx = 0;
+    for (; cx + 11 <= cellsWide; cx += 8) {
+      const at = sums + row + (<usize>cx << 1);
+      const three = i16x8.max_u(i16x8.max_u(v128.load(at, 2), v128.load(at, 4)), v128.load(at, 6));
+      v128.store(max3 + row + (<usize>cx << 1), three);
+      v128.store(max4 + row + (<usize>cx << 1), i16x8.max_u(three, v128.load(at)));
+    }
+    for (; cx < cellsWide; cx++) {
+      let three = 0;
+      let four = 0;
       if (cx + 3 < cellsWide) {
-        for (let i = cx + skip; i <= cx + 3; i++) best = max(best, <i32>load<u16>(sums + ((row + <usize>i) << 1)));
+        const at = sums + row + (<usize>cx << 1);
+        three = <i32>max(max(load<u16>(at, 2), load<u16>(at, 4)), load<u16>(at, 6));
+        four = max(three, <i32>load<u16>(at));
       }
-      store<u16>(out + ((row + <usize>cx) << 1), best);
+      store<u16>(max3 + row + (<usize>cx << 1), three);
+      store<u16>(max4 + row + (<usize>cx << 1), four);
     }
   }
 }

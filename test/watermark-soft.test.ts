@@ -233,6 +233,19 @@ describe('the soft statistic in the kernels (dwt-dct-wasm.ts) gives the JavaScri
   };
   const pixels: RawPixels = { width: 64, height: 64, channels: 3, data: new Uint8Array(64 * 64 * 3) };
 
+  it('softOfPhases: softOfPhases’ doubles and bitsOfPhases’ bits, for every phase and length', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 71 }), { maxLength: 3000 }), (list) => {
+        const phases = Uint8Array.from(list);
+        const { soft, bits } = new WasmReadings(pixels).softOfPhases(phases);
+        const theirs = softOfPhases(phases);
+        expect(soft.length === theirs.length && soft.every((v, i) => Object.is(v, theirs[i]))).toBe(true);
+        expect([...bits]).toEqual([...bitsOfPhases(phases)]);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it('classSums: every length, block grid and original width', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 30 }), fc.constantFrom(32, 48, 64, 136, 224, 7), fc.integer({ min: 1, max: 300 }), fc.integer(), (wide, high, L, originalWide, seed) => {

@@ -564,6 +564,17 @@ export function sumPhases(sums: usize, stride: i32, wide: i32, high: i32, out: u
   }
 }
 
+/** dwt-dct-soft.ts's softOfPhases and bitsOfPhases at once: for each of the `count` phases (bytes,
+ * mod 72) at `phases`, its soft value from the 72 f64 at `table` (SOFT_OF_SUM, made by the caller)
+ * at `softOut` and its hard bit (phase > 36) at `bitsOut`. */
+export function phaseSoft(phases: usize, count: i32, table: usize, softOut: usize, bitsOut: usize): void {
+  for (let i = 0; i < count; i++) {
+    const phase = <usize>load<u8>(phases + <usize>i);
+    store<f64>(softOut + (<usize>i << 3), load<f64>(table + (phase << 3)));
+    store<u8>(bitsOut + <usize>i, phase > 36 ? 1 : 0);
+  }
+}
+
 /** dwt-dct-soft.ts's halfSizePhases: the picture's U plane (blue the pixel's third byte for
  * `order` 0, its first for 1) read as the LL band, per 4x4 pixels its largest U but the top-left
  * one, (4 U) mod 72, a byte each at `out`; `rows` is scratch of 4 x (width & ~3) bytes. U four

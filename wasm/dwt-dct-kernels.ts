@@ -620,7 +620,7 @@ export function halfPhases(pixels: usize, width: i32, height: i32, channels: i32
  * doubles): L f64 at `sums`, L u32 counts at `counts`. With `high` 1 and `wide` the block count,
  * class n mod L (classDirection's).
  */
-export function classSums(soft: usize, wide: i32, high: i32, L: i32, originalWide: i32, sums: usize, counts: usize): void {
+function classSums(soft: usize, wide: i32, high: i32, L: i32, originalWide: i32, sums: usize, counts: usize): void {
   memory.fill(sums, 0, <usize>L << 3);
   memory.fill(counts, 0, <usize>L << 2);
   let n = soft;
@@ -667,13 +667,78 @@ function directionOf(sums: usize, counts: usize, L: i32, bytes: i32, d: usize, m
   return 1;
 }
 
+/** T of every first bit f (class k against bit k + f of the payload) into `ts` (L f64), for the
+ * direction at `d` and the payload's signs at `signs` (2L): each its own sum in the order of k,
+ * two first bits a vector lane each (the same doubles as one at a time); eight first bits a
+ * step, so that the additions of one lane overlap the others'. */
+function scores(d: usize, signs: usize, L: i32, ts: usize): void {
+  let f = 0;
+  for (; f + 8 <= L; f += 8) {
+    let a = f64x2.splat(0);
+    let b = f64x2.splat(0);
+    let c = f64x2.splat(0);
+    let e = f64x2.splat(0);
+    let at = signs + (<usize>f << 3);
+    for (let k = 0; k < L; k++) {
+      const dk = f64x2.splat(load<f64>(d + (<usize>k << 3)));
+      a = f64x2.add(a, f64x2.mul(v128.load(at), dk));
+      b = f64x2.add(b, f64x2.mul(v128.load(at, 16), dk));
+      c = f64x2.add(c, f64x2.mul(v128.load(at, 32), dk));
+      e = f64x2.add(e, f64x2.mul(v128.load(at, 48), dk));
+      at += 8;
+    }
+    const out = ts + (<usize>f << 3);
+    v128.store(out, a);
+    v128.store(out, b, 16);
+    v128.store(out, c, 32);
+    v128.store(out, e, 48);
+  }
+  for (; f < L; f++) {
+    let dot: f64 = 0;
+    for (let k = 0; k < L; k++) dot += load<f64>(signs + (<usize>(k + f) << 3)) * load<f64>(d + (<usize>k << 3));
+    store<f64>(ts + (<usize>f << 3), dot);
+  }
+}
+
+/**
+ * dwt-dct-soft.ts's softEvidence of classDirection on the `count` soft values at `soft` (block n
+ * in class n mod L), operation for operation: T of the payload (signs at `signs`, 2L f64) as
+ * written, and the largest of its L - 1 cyclic shifts' T (in magnitude when `twoSided`; -Infinity
+ * for L = 1), two f64 at `result`; with `shifts` 0, T alone (softScore: L terms, not L^2). A
+ * direction of zeros where the classes give none (an empty class, all alike), as classDirection
+ * gives. `scratch`: 29 L + 160 bytes.
+ */
+export function softEvidence(soft: usize, count: i32, L: i32, bytes: i32, twoSided: i32, shifts: i32, signs: usize, scratch: usize, result: usize): void {
+  const sums = scratch;
+  const counts = sums + (<usize>L << 3);
+  const d = counts + (<usize>L << 2) + 15 & ~15;
+  const ts = d + (<usize>L << 3);
+  const means = ts + (<usize>(L + 8) << 3);
+  classSums(soft, count, 1, L, 0, sums, counts);
+  if (!directionOf(sums, counts, L, bytes, d, means)) memory.fill(d, 0, <usize>L << 3);
+  if (shifts == 0) {
+    let t: f64 = 0;
+    for (let k = 0; k < L; k++) t += load<f64>(signs + (<usize>k << 3)) * load<f64>(d + (<usize>k << 3));
+    store<f64>(result, t);
+    return;
+  }
+  scores(d, signs, L, ts);
+  let nullMax = -Infinity;
+  for (let shift = 1; shift < L; shift++) {
+    const s = load<f64>(ts + (<usize>shift << 3));
+    const v = twoSided != 0 ? abs(s) : s;
+    if (v > nullMax) nullMax = v;
+  }
+  store<f64>(result, load<f64>(ts));
+  store<f64>(result, nullMax, 8);
+}
+
 /**
  * dwt-dct-soft.ts's cropSoftEvidence on the `wide` x `high` soft values at `soft`: for each
  * original width (`count` i32 at `wides`; one of at least `wide` blocks, a residue mod L not seen
  * before), the class direction, then T of every first bit, the strongest kept (in magnitude when
  * `twoSided`; the first met of equal ones). `signs`: the payload as +-1 f64, twice over (2L).
- * Each T is its own sum in the order of k, two first bits a vector lane each (the same doubles as
- * one at a time); eight first bits a step, so that the additions of one lane overlap the others'.
+ * Each T as scores() makes it.
  * Writes t (f64), then originalWide, firstBit, tested (i32) at `result` and returns 1, or returns 0
  * (no width had a direction). `scratch`: 29 L + 160 bytes.
  */
@@ -695,32 +760,7 @@ export function cropSoft(soft: usize, wide: i32, high: i32, L: i32, signs: usize
     store<u8>(seen + <usize>residue, 1);
     classSums(soft, wide, high, L, originalWide, sums, counts);
     if (!directionOf(sums, counts, L, bytes, d, means)) continue;
-    let f = 0;
-    for (; f + 8 <= L; f += 8) {
-      let a = f64x2.splat(0);
-      let b = f64x2.splat(0);
-      let c = f64x2.splat(0);
-      let e = f64x2.splat(0);
-      let at = signs + (<usize>f << 3);
-      for (let k = 0; k < L; k++) {
-        const dk = f64x2.splat(load<f64>(d + (<usize>k << 3)));
-        a = f64x2.add(a, f64x2.mul(v128.load(at), dk));
-        b = f64x2.add(b, f64x2.mul(v128.load(at, 16), dk));
-        c = f64x2.add(c, f64x2.mul(v128.load(at, 32), dk));
-        e = f64x2.add(e, f64x2.mul(v128.load(at, 48), dk));
-        at += 8;
-      }
-      const out = ts + (<usize>f << 3);
-      v128.store(out, a);
-      v128.store(out, b, 16);
-      v128.store(out, c, 32);
-      v128.store(out, e, 48);
-    }
-    for (; f < L; f++) {
-      let dot: f64 = 0;
-      for (let k = 0; k < L; k++) dot += load<f64>(signs + (<usize>(k + f) << 3)) * load<f64>(d + (<usize>k << 3));
-      store<f64>(ts + (<usize>f << 3), dot);
-    }
+    scores(d, signs, L, ts);
     for (let first = 0; first < L; first++) {
       const t = load<f64>(ts + (<usize>first << 3));
       const strength = twoSided != 0 ? abs(t) : t;

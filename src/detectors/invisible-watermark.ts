@@ -231,22 +231,22 @@ function readSoft(readings: WasmReadings, subsampled: boolean): Candidate | unde
   for (const order of ['bgr', 'rgb'] as const) {
     if (subsampled) {
       const bits = readings.unsmoothed(order);
-      soft.push({ kind: 'unsmoothed', order, soft: readings.unsmoothedSoft(), bits });
+      soft.push(withKernelEvidence(readings, { kind: 'unsmoothed', order, soft: readings.unsmoothedSoft(), bits }));
       const displacement = readings.unsmoothedDisplacement();
-      soft.push({ kind: 'unsmoothed', order, statistic: 'displacement', soft: displacement.uint8, bits });
-      soft.push({ kind: 'unsmoothed', order, statistic: 'float32-displacement', soft: displacement.float32, bits });
+      soft.push(withKernelEvidence(readings, { kind: 'unsmoothed', order, statistic: 'displacement', soft: displacement.uint8, bits }));
+      soft.push(withKernelEvidence(readings, { kind: 'unsmoothed', order, statistic: 'float32-displacement', soft: displacement.float32, bits }));
     } else {
       const { soft: values, bits } = readings.softOfPhases(readings.sumPhases(order));
-      soft.push(withKernelSums(readings, { kind: 'reference', order, soft: values, bits }));
+      soft.push(withKernelEvidence(readings, { kind: 'reference', order, soft: values, bits }));
       const displacement = readings.sumDisplacement(order);
-      soft.push(withKernelSums(readings, { kind: 'reference', order, statistic: 'displacement', soft: displacement.uint8, bits }));
-      soft.push(withKernelSums(readings, { kind: 'reference', order, statistic: 'float32-displacement', soft: displacement.float32, bits }));
+      soft.push(withKernelEvidence(readings, { kind: 'reference', order, statistic: 'displacement', soft: displacement.uint8, bits }));
+      soft.push(withKernelEvidence(readings, { kind: 'reference', order, statistic: 'float32-displacement', soft: displacement.float32, bits }));
     }
   }
   const { pixels } = readings;
   if (!subsampled && halvedFromGenerator(pixels.width, pixels.height)) {
     for (const order of ['bgr', 'rgb'] as const) {
-      soft.push(withKernelSums(readings, { kind: 'half', order, ...readings.softOfPhases(readings.halfSizePhases(order)) }));
+      soft.push(withKernelEvidence(readings, { kind: 'half', order, ...readings.softOfPhases(readings.halfSizePhases(order)) }));
     }
   }
   const found = softFind(soft);
@@ -263,9 +263,9 @@ function readSoft(readings: WasmReadings, subsampled: boolean): Candidate | unde
   return { payload: found.payload, bitsMatched: found.bitsMatched, confidence: found.confidence, note: [figure, ...causes].join(' ') };
 }
 
-/** A soft reading whose class sums the kernels make (the same doubles as the JavaScript form). */
-function withKernelSums(readings: WasmReadings, reading: SoftReading): SoftReading {
-  return { ...reading, classSums: (length) => readings.classSums(reading.soft, reading.soft.length, 1, length, 0) };
+/** A soft reading whose statistic the kernels make (the same doubles as the JavaScript form). */
+function withKernelEvidence(readings: WasmReadings, reading: SoftReading): SoftReading {
+  return { ...reading, evidence: (bits, bytes, twoSided, shifts) => readings.softEvidence(reading.soft, bits, bytes, twoSided, shifts) };
 }
 
 /** "1 time in 12,000" for a probability. */

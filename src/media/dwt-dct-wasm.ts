@@ -12,7 +12,7 @@ import { DWT_DCT_WASM } from './dwt-dct-wasm-bytes.js';
 import { thomas } from './chroma-upsampling.js';
 import type { Alignment, PhaseReading } from './dwt-dct-crop.js';
 import { FLOAT_CENTRE, KEPT, softOfArguments, SPREAD, type DisplacementSoft } from './dwt-dct-displacement.js';
-import { signsOf, SOFT_OF_SUM, softFromCoefficients, type ClassSums, type CropEvidence } from './dwt-dct-soft.js';
+import { signsOf, SOFT_OF_SUM, softFromCoefficients, type CropEvidence, type SoftEvidence } from './dwt-dct-soft.js';
 import type { EncoderChannelOrder } from './opencv-yuv.js';
 import type { RawPixels } from './pixels.js';
 
@@ -30,7 +30,7 @@ interface Kernels {
   sumPhases(sums: number, stride: number, wide: number, high: number, out: number): void;
   phaseSoft(phases: number, count: number, table: number, softOut: number, bitsOut: number): void;
   halfPhases(pixels: number, width: number, height: number, channels: number, order: number, out: number, rows: number): void;
-  classSums(soft: number, wide: number, high: number, L: number, originalWide: number, sums: number, counts: number): void;
+  softEvidence(soft: number, count: number, L: number, bytes: number, twoSided: number, shifts: number, signs: number, scratch: number, result: number): void;
   cropSoft(soft: number, wide: number, high: number, L: number, signs: number, wides: number, count: number, twoSided: number, bytes: number, scratch: number, result: number): number;
   displacementSums(sums: number, stride: number, rows: number, wide: number, high: number, kept: number, spread: number, centre: number, uint8Out: number, float32Out: number, scratch: number): void;
   displacementCoefficients(ll: number, stride: number, rows: number, wide: number, high: number, kept: number, spread: number, centre: number, uint8Out: number, float32Out: number, scratch: number): void;
@@ -231,17 +231,23 @@ export class WasmReadings {
     return this.cropEnd ?? this.softEnd();
   }
 
-  /** dwt-dct-soft.ts's classSums, the same doubles: classDirection's work, compiled once for
-   * every reading rather than left to the JIT in each process. */
-  classSums(soft: Float64Array, wide: number, high: number, L: number, originalWide: number): ClassSums {
+  /** dwt-dct-soft.ts's softEvidence(classDirection(soft, bits.length, bytes), bits, twoSided), the
+   * same doubles; without `shifts`, T alone (softScore; nullMax NaN): the soft statistic of every
+   * reading and payload, which in JavaScript ran cold. */
+  softEvidence(soft: Float64Array, bits: ArrayLike<number>, bytes: boolean, twoSided: boolean, shifts = true): SoftEvidence {
     const { kernels } = this;
+    const L = bits.length;
     const at = this.statisticAt();
-    const sums = align(at + 8 * soft.length);
-    const counts = align(sums + 8 * L);
-    kernels.reserve(counts + 4 * L);
-    new Float64Array(kernels.memory.buffer, at, soft.length).set(soft);
-    kernels.classSums(at, wide, high, L, originalWide, sums, counts);
-    return { sums: new Float64Array(kernels.memory.buffer, sums, L).slice(), counts: new Uint32Array(kernels.memory.buffer, counts, L).slice() };
+    const signs = align(at + 8 * soft.length);
+    const result = align(signs + 16 * L);
+    const scratch = align(result + 16);
+    kernels.reserve(scratch + 29 * L + 160);
+    const { buffer } = kernels.memory;
+    new Float64Array(buffer, at, soft.length).set(soft);
+    new Float64Array(buffer, signs, 2 * L).set(signsOf(bits));
+    kernels.softEvidence(at, soft.length, L, bytes ? 1 : 0, twoSided ? 1 : 0, shifts ? 1 : 0, signs, scratch, result);
+    const out = new Float64Array(buffer, result, 2);
+    return { t: out[0]!, nullMax: shifts ? out[1]! : NaN };
   }
 
   /** dwt-dct-soft.ts's cropSoftEvidence, the same hypotheses and doubles (the shifts' sums two

@@ -3,7 +3,8 @@
 // and pywt's values): the cell sums and integer block rule (dwt-dct-cells.ts, blockBitsFromSums)
 // against blockBits(opencvUPlane(...)) in pywt's doubles; the unsmoothed reading from the sums
 // against the float pipeline (opencvUPlane, llBeforeUpsampling); the crop search's row counts
-// against a block-by-block count; the header's EXIF orientation against sharp's.
+// against a block-by-block count; the header's EXIF orientation against sharp's; the
+// displacement reading's kernels against displacementSoft, double for double.
 import fc from 'fast-check';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +12,8 @@ import { PAYLOAD_BITS } from '../src/detectors/invisible-watermark-payloads.js';
 import { bestAlignment, readAllPhases, type PhaseReading } from '../src/media/dwt-dct-crop.js';
 import { cellSums } from '../src/media/dwt-dct-cells.js';
 import { blockBits, blockBitsFromSums, blockGrid, readBlockBits, readBlockBitsBeforeUpsampling, unsmoothedBitsFromSums } from '../src/media/dwt-dct.js';
-import { WasmReadings, wasmRemainder36 } from '../src/media/dwt-dct-wasm.js';
+import { WasmReadings, wasmDisplacementSoft, wasmRemainder36 } from '../src/media/dwt-dct-wasm.js';
+import { displacementSoft } from '../src/media/dwt-dct-displacement.js';
 import { llFromSums } from '../src/media/chroma-upsampling.js';
 import { chromaSubsampled } from '../src/media/chroma-sampling.js';
 import { exifOrientation } from '../src/media/exif-orientation.js';
@@ -21,6 +23,15 @@ import { readPixelHeader, type RawPixels } from '../src/media/pixels.js';
 /** Pictures wide enough that a phase's rows are longer than SDXL's 48-bit message (the
  * alignment's per-row counts). */
 const widePictures = fc.record({ width: fc.integer({ min: 400, max: 600 }), height: fc.integer({ min: 16, max: 48 }), seed: fc.integer() }).map(({ width, height, seed }): RawPixels => {
+  const data = new Uint8Array(width * height * 3);
+  let state = seed >>> 0;
+  for (let i = 0; i < data.length; i++) data[i] = (state = (Math.imul(state, 1103515245) + 12345) >>> 0) >>> 24;
+  return { width, height, channels: 3, data };
+});
+
+/** Pictures of many block rows (the alignment kernel sums rows a period of the widths apart once):
+ * SDXL's 48 bits over the check's widths repeat every 6 rows, the byte payloads' every 4 to 17. */
+const tallPictures = fc.record({ width: fc.integer({ min: 200, max: 600 }), height: fc.integer({ min: 80, max: 320 }), seed: fc.integer() }).map(({ width, height, seed }): RawPixels => {
   const data = new Uint8Array(width * height * 3);
   let state = seed >>> 0;
   for (let i = 0; i < data.length; i++) data[i] = (state = (Math.imul(state, 1103515245) + 12345) >>> 0) >>> 24;
@@ -274,6 +285,28 @@ describe('the WebAssembly crop search reads what the JavaScript one reads', () =
       { numRuns: 150 },
     );
   });
+
+  it('on pictures taller than the widths’ period of rows (rows that far apart summed once), the same best alignments', () => {
+    const wides = Array.from({ length: 17 }, (_, i) => 64 + 8 * i);
+    fc.assert(
+      fc.property(tallPictures, fc.constantFrom(...(['sdxl48', 'SDV2', 'InvokeAI', 'StableDiffusionV1'] as const)), fc.integer({ min: 0, max: 100 }), (pixels, payload, share) => {
+        const wasm = new WasmReadings(pixels);
+        const ours = wasm.phases();
+        const theirs = readAllPhases(pixels);
+        expect(ours.map(({ phaseX, phaseY, wide, high, bits, lattice }) => ({ phaseX, phaseY, wide, high, bits: [...bits], lattice }))).toEqual(
+          theirs.map(({ phaseX, phaseY, wide, high, bits, lattice }) => ({ phaseX, phaseY, wide, high, bits: [...bits], lattice })),
+        );
+        const message = PAYLOAD_BITS[payload];
+        // Thresholds from none to all of the bits, so that alignments are found and refused.
+        const threshold = Math.round((message.length * share) / 100);
+        for (let i = 0; i < ours.length; i += 7) {
+          expect(wasm.alignment(ours[i]!, message, wides, threshold)).toEqual(bestAlignment(theirs[i]!, message, wides, threshold));
+          expect(wasm.alignment(ours[i]!, message, [1, 2, 3, 5, 8], threshold)).toEqual(bestAlignment(theirs[i]!, message, [1, 2, 3, 5, 8], threshold));
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
 });
 
 describe('chroma subsampling from the header (the unsmoothed reading only where a decoder upsampled)', () => {
@@ -291,5 +324,78 @@ describe('chroma subsampling from the header (the unsmoothed reading only where 
     const jpeg = new Uint8Array(await base().jpeg().toBuffer());
     expect(chromaSubsampled(jpeg.subarray(0, 20), 'image/jpeg')).toBeUndefined();
     expect(chromaSubsampled(new Uint8Array(await base().png().toBuffer()), 'image/png')).toBeUndefined();
+  });
+});
+
+/** Whether two arrays hold the same doubles, bit for bit but NaN's payload (Object.is: +0 is not -0). */
+function sameDoubles(a: Float64Array, b: Float64Array): boolean {
+  return a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
+}
+
+describe('the WebAssembly displacement reading gives the JavaScript form’s doubles (dwt-dct-displacement.ts)', () => {
+  it('on the 2x2 sums (scale 0.5) of both channel orders, flat palettes (ties) and free samples, any size', () => {
+    fc.assert(
+      fc.property(fc.oneof(pictures, widePictures), (pixels) => {
+        const { wide, high } = blockGrid(pixels.width, pixels.height);
+        const sums = cellSums(pixels);
+        const wasm = new WasmReadings(pixels);
+        for (const order of ['bgr', 'rgb'] as const) {
+          const ours = wasm.sumDisplacement(order);
+          const theirs = displacementSoft(sums[order], sums.cellsWide, wide, high, 0.5);
+          expect(sameDoubles(ours.uint8, theirs.uint8) && sameDoubles(ours.float32, theirs.float32)).toBe(true);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('on the unsmoothed coefficients of both channel orders', () => {
+    fc.assert(
+      fc.property(fc.oneof(pictures, widePictures), (pixels) => {
+        const { wide, high } = blockGrid(pixels.width, pixels.height);
+        const sums = cellSums(pixels);
+        const wasm = new WasmReadings(pixels);
+        for (const order of ['bgr', 'rgb'] as const) {
+          wasm.unsmoothed(order);
+          const ours = wasm.unsmoothedDisplacement();
+          const theirs = displacementSoft(llFromSums(sums[order], sums.cellsWide, sums.cellsHigh), sums.cellsWide, wide, high);
+          expect(sameDoubles(ours.uint8, theirs.uint8) && sameDoubles(ours.float32, theirs.float32)).toBe(true);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('on any coefficients: negative ones (JavaScript’s % keeps the sign), means across FLOAT_CENTRE, ties, bands wider than the blocks', () => {
+    const bands = fc
+      .record({
+        wide: fc.integer({ min: 1, max: 12 }),
+        high: fc.integer({ min: 1, max: 6 }),
+        extraX: fc.integer({ min: 0, max: 5 }),
+        extraY: fc.integer({ min: 0, max: 5 }),
+        values: fc.constantFrom('free', 'few', 'integers'),
+        seed: fc.integer(),
+      })
+      .map(({ wide, high, extraX, extraY, values, seed }) => {
+        const stride = wide * 4 + extraX;
+        const ll = new Float64Array(stride * (high * 4 + extraY));
+        let state = seed >>> 0;
+        const next = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
+        // Around FLOAT_CENTRE (255) and around 0, free doubles, a few levels (ties) or integers.
+        const level = next() < 0.5 ? 255 : 0;
+        for (let i = 0; i < ll.length; i++) {
+          const v = values === 'free' ? 400 * (next() - 0.5) : values === 'few' ? 36 * Math.floor(4 * next()) - 50 : Math.round(200 * (next() - 0.5));
+          ll[i] = level + v;
+        }
+        return { ll, stride, wide, high };
+      });
+    fc.assert(
+      fc.property(bands, ({ ll, stride, wide, high }) => {
+        const ours = wasmDisplacementSoft(ll, stride, wide, high);
+        const theirs = displacementSoft(ll, stride, wide, high);
+        expect(sameDoubles(ours.uint8, theirs.uint8) && sameDoubles(ours.float32, theirs.float32)).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

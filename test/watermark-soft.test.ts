@@ -12,7 +12,6 @@ import { cellSums } from '../src/media/dwt-dct-cells.js';
 import {
   bitsOfPhases,
   classDirection,
-  classSums,
   cropSoftEvidence,
   halfSizePhases,
   phaseSumPhases,
@@ -233,13 +232,37 @@ describe('the soft statistic in the kernels (dwt-dct-wasm.ts) gives the JavaScri
   };
   const pixels: RawPixels = { width: 64, height: 64, channels: 3, data: new Uint8Array(64 * 64 * 3) };
 
-  it('classSums: every length, block grid and original width', () => {
+  it('softOfPhases: softOfPhases’ doubles and bitsOfPhases’ bits, for every phase and length', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 30 }), fc.constantFrom(32, 48, 64, 136, 224, 7), fc.integer({ min: 1, max: 300 }), fc.integer(), (wide, high, L, originalWide, seed) => {
-        const soft = values(wide * high, seed);
-        expect(new WasmReadings(pixels).classSums(soft, wide, high, L, originalWide)).toEqual(classSums(soft, wide, high, L, originalWide));
+      fc.property(fc.array(fc.integer({ min: 0, max: 71 }), { maxLength: 3000 }), (list) => {
+        const phases = Uint8Array.from(list);
+        const { soft, bits } = new WasmReadings(pixels).softOfPhases(phases);
+        const theirs = softOfPhases(phases);
+        expect(soft.length === theirs.length && soft.every((v, i) => Object.is(v, theirs[i]))).toBe(true);
+        expect([...bits]).toEqual([...bitsOfPhases(phases)]);
       }),
       { numRuns: 100 },
+    );
+  });
+
+  it('softEvidence: softEvidence of classDirection, T and its shifts’ largest to the last bit (or softScore alone), every payload, centring and side', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 1500 }), fc.constantFrom(...WATERMARK_PAYLOADS), fc.boolean(), fc.boolean(), fc.boolean(), fc.integer(), (n, payload, bytes, twoSided, planted, seed) => {
+        const bits = PAYLOAD_BITS[payload];
+        // Fewer blocks than bits (an empty class: no direction), flat values now and then (all
+        // classes alike: none either), and half the readings carrying the payload (T large).
+        const soft = seed % 11 === 0 ? new Float64Array(n).fill(0.25) : values(n, seed);
+        if (planted) for (let i = 0; i < n; i++) soft[i] = soft[i]! / 4 + 2 * bits[i % bits.length]! - 1;
+        const readings = new WasmReadings(pixels);
+        const direction = classDirection(soft, bits.length, bytes);
+        const ours = readings.softEvidence(soft, bits, bytes, twoSided);
+        const theirs = softEvidence(direction, bits, twoSided);
+        expect(Object.is(ours.t, theirs.t) && Object.is(ours.nullMax, theirs.nullMax)).toBe(true);
+        // T alone (softScore), the shifts left untaken.
+        const alone = readings.softEvidence(soft, bits, bytes, twoSided, false);
+        expect(Object.is(alone.t, softScore(direction, bits)) && Number.isNaN(alone.nullMax)).toBe(true);
+      }),
+      { numRuns: 300 },
     );
   });
 

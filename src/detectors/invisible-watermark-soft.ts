@@ -3,7 +3,7 @@
 // correlated with each known payload, and a payload is found when its statistic T passes a bar
 // set by the false-alarm rate it gives and outranks every cyclic shift of itself on the same
 // reading (the null the picture itself provides).
-import { classDirection, softEvidence, softScore, type ClassSums } from '../media/dwt-dct-soft.js';
+import { classDirection, softEvidence, softScore, type SoftEvidence } from '../media/dwt-dct-soft.js';
 import { matchingBits, voteBits } from '../media/dwt-dct.js';
 import type { EncoderChannelOrder } from '../media/opencv-yuv.js';
 import type { WatermarkPayload } from '../types.js';
@@ -19,9 +19,10 @@ export interface SoftReading {
   statistic?: 'displacement' | 'float32-displacement';
   soft: Float64Array;
   bits: Uint8Array;
-  /** `soft`'s class sums for a message length (n mod L), made by the kernels
-   * (dwt-dct-wasm.ts's classSums), where the reading has them. */
-  classSums?: (length: number) => ClassSums;
+  /** A payload's evidence on `soft` (softEvidence of classDirection: `bytes` centred per bit of a
+   * byte, `twoSided` shifts in magnitude; without `shifts`, T alone and nullMax NaN), made by the
+   * kernels (dwt-dct-wasm.ts's softEvidence, the same doubles), where the reading has them. */
+  evidence?: (bits: Uint8Array, bytes: boolean, twoSided: boolean, shifts: boolean) => SoftEvidence;
 }
 
 /** A payload's evidence on one reading. */
@@ -87,13 +88,18 @@ export function softCandidates(readings: readonly SoftReading[], worth?: (readin
     const directions = new Map<number, Float64Array>();
     const direction = (length: number, bytes: boolean) => {
       let d = directions.get(bytes ? length : -length);
-      if (!d) directions.set(bytes ? length : -length, (d = classDirection(reading.soft, length, bytes, reading.classSums?.(length))));
+      if (!d) directions.set(bytes ? length : -length, (d = classDirection(reading.soft, length, bytes)));
       return d;
     };
     const payloads = reading.order === 'bgr' && reading.statistic !== 'float32-displacement' ? [...BYTE_PAYLOADS, 'sdxl48' as const] : (['sdxl48'] as const);
     for (const payload of payloads) {
       const bits = PAYLOAD_BITS[payload];
       const twoSided = twoSidedOn(reading, payload);
+      if (reading.evidence) {
+        const { t } = reading.evidence(bits, byteCentred(payload), twoSided, false);
+        out.push(worth && !worth(reading, payload, t) ? { payload, reading, t, nullMax: NaN } : { payload, reading, ...reading.evidence(bits, byteCentred(payload), twoSided, true) });
+        continue;
+      }
       const d = direction(bits.length, byteCentred(payload));
       const t = softScore(d, bits);
       out.push(worth && !worth(reading, payload, t) ? { payload, reading, t, nullMax: NaN } : { payload, reading, ...softEvidence(d, bits, twoSided) });

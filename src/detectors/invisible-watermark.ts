@@ -9,7 +9,7 @@ import { blockGrid, matchingBits, voteBits } from '../media/dwt-dct.js';
 import { WasmReadings } from '../media/dwt-dct-wasm.js';
 import { alignedMatches, type PhaseReading } from '../media/dwt-dct-crop.js';
 import { chromaSubsampled } from '../media/chroma-sampling.js';
-import { bitsOfPhases, classDirection, softEvidence, softOfPhases } from '../media/dwt-dct-soft.js';
+import { classDirection, softEvidence, softOfPhases } from '../media/dwt-dct-soft.js';
 import { exifOrientation } from '../media/exif-orientation.js';
 import { orientPixels } from '../media/orientation.js';
 import { pictureSize } from '../media/picture-size.js';
@@ -231,24 +231,22 @@ function readSoft(readings: WasmReadings, subsampled: boolean): Candidate | unde
   for (const order of ['bgr', 'rgb'] as const) {
     if (subsampled) {
       const bits = readings.unsmoothed(order);
-      soft.push({ kind: 'unsmoothed', order, soft: readings.unsmoothedSoft(), bits });
+      soft.push(withKernelEvidence(readings, { kind: 'unsmoothed', order, soft: readings.unsmoothedSoft(), bits }));
       const displacement = readings.unsmoothedDisplacement();
-      soft.push({ kind: 'unsmoothed', order, statistic: 'displacement', soft: displacement.uint8, bits });
-      soft.push({ kind: 'unsmoothed', order, statistic: 'float32-displacement', soft: displacement.float32, bits });
+      soft.push(withKernelEvidence(readings, { kind: 'unsmoothed', order, statistic: 'displacement', soft: displacement.uint8, bits }));
+      soft.push(withKernelEvidence(readings, { kind: 'unsmoothed', order, statistic: 'float32-displacement', soft: displacement.float32, bits }));
     } else {
-      const phases = readings.sumPhases(order);
-      const bits = bitsOfPhases(phases);
-      soft.push(withKernelSums(readings, { kind: 'reference', order, soft: softOfPhases(phases), bits }));
+      const { soft: values, bits } = readings.softOfPhases(readings.sumPhases(order));
+      soft.push(withKernelEvidence(readings, { kind: 'reference', order, soft: values, bits }));
       const displacement = readings.sumDisplacement(order);
-      soft.push(withKernelSums(readings, { kind: 'reference', order, statistic: 'displacement', soft: displacement.uint8, bits }));
-      soft.push(withKernelSums(readings, { kind: 'reference', order, statistic: 'float32-displacement', soft: displacement.float32, bits }));
+      soft.push(withKernelEvidence(readings, { kind: 'reference', order, statistic: 'displacement', soft: displacement.uint8, bits }));
+      soft.push(withKernelEvidence(readings, { kind: 'reference', order, statistic: 'float32-displacement', soft: displacement.float32, bits }));
     }
   }
   const { pixels } = readings;
   if (!subsampled && halvedFromGenerator(pixels.width, pixels.height)) {
     for (const order of ['bgr', 'rgb'] as const) {
-      const phases = readings.halfSizePhases(order);
-      soft.push(withKernelSums(readings, { kind: 'half', order, soft: softOfPhases(phases), bits: bitsOfPhases(phases) }));
+      soft.push(withKernelEvidence(readings, { kind: 'half', order, ...readings.softOfPhases(readings.halfSizePhases(order)) }));
     }
   }
   const found = softFind(soft);
@@ -265,9 +263,9 @@ function readSoft(readings: WasmReadings, subsampled: boolean): Candidate | unde
   return { payload: found.payload, bitsMatched: found.bitsMatched, confidence: found.confidence, note: [figure, ...causes].join(' ') };
 }
 
-/** A soft reading whose class sums the kernels make (the same doubles as the JavaScript form). */
-function withKernelSums(readings: WasmReadings, reading: SoftReading): SoftReading {
-  return { ...reading, classSums: (length) => readings.classSums(reading.soft, reading.soft.length, 1, length, 0) };
+/** A soft reading whose statistic the kernels make (the same doubles as the JavaScript form). */
+function withKernelEvidence(readings: WasmReadings, reading: SoftReading): SoftReading {
+  return { ...reading, evidence: (bits, bytes, twoSided, shifts) => readings.softEvidence(reading.soft, bits, bytes, twoSided, shifts) };
 }
 
 /** "1 time in 12,000" for a probability. */
@@ -333,8 +331,7 @@ function readCroppedSoft(readings: WasmReadings, phases: readonly PhaseReading[]
   let best: { payload: WatermarkPayload; t: number; hard: Uint8Array; wide: number; high: number; originalWide: number; firstBit: number } | undefined;
   for (const phase of phases) {
     const { wide, high } = phase;
-    const sums = readings.phaseSums(phase);
-    const soft = softOfPhases(sums);
+    const { soft, bits } = readings.softOfPhases(readings.phaseSums(phase));
     for (const payload of WATERMARK_PAYLOADS) {
       const evidence = readings.cropSoftEvidence(soft, wide, high, PAYLOAD_BITS[payload], ORIGINAL_WIDES, payload === 'sdxl48', payload !== 'sdxl48');
       if (!evidence) continue;
@@ -342,7 +339,7 @@ function readCroppedSoft(readings: WasmReadings, phases: readonly PhaseReading[]
       // Byte payloads one-sided (cropSoftEvidence gives their largest T), SDXL's in magnitude.
       if (evidence.t <= 0 && payload !== 'sdxl48') continue;
       if (!best || Math.abs(evidence.t) > Math.abs(best.t)) {
-        best = { payload, t: evidence.t, hard: bitsOfPhases(sums), wide, high, originalWide: evidence.originalWide, firstBit: evidence.firstBit };
+        best = { payload, t: evidence.t, hard: bits, wide, high, originalWide: evidence.originalWide, firstBit: evidence.firstBit };
       }
     }
   }

@@ -45,7 +45,8 @@ export interface DisplacementSoft {
  * Per block, the displacement soft values (uint8 and float32) of the LL coefficients `ll` (`stride` a row, as many
  * rows as it holds; each multiplied by `scale`: 0.5 reads 2x2 sums as coefficients), 4x4 a block,
  * `wide` x `high` blocks, in block order. A coefficient's neighbours past the band's edge are the
- * edge's own (the band repeated outwards).
+ * edge's own (the band repeated outwards). The plain form of the WebAssembly kernels'
+ * (dwt-dct-wasm.ts), which give the same doubles.
  */
 export function displacementSoft(ll: ArrayLike<number>, stride: number, wide: number, high: number, scale = 1): DisplacementSoft {
   const rows = Math.floor(ll.length / stride);
@@ -79,4 +80,15 @@ export function displacementSoft(ll: ArrayLike<number>, stride: number, wide: nu
     }
   }
   return { uint8: out, float32 };
+}
+
+/** The soft values from their tanh arguments (the kernels' displacementSoft: dwt-dct-wasm.ts;
+ * WebAssembly has no tanh of JavaScript's bits), into new arrays. */
+export function softOfArguments(uint8: Float64Array, float32: Float64Array): DisplacementSoft {
+  const soft = { uint8: new Float64Array(uint8.length), float32: new Float64Array(float32.length) };
+  for (let n = 0; n < uint8.length; n++) {
+    soft.uint8[n] = Math.tanh(uint8[n]!);
+    soft.float32[n] = Math.tanh(float32[n]!);
+  }
+  return soft;
 }

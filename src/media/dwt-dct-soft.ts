@@ -135,11 +135,11 @@ export function halfSizePhases(pixels: RawPixels, order: EncoderChannelOrder): U
  * first bit of every byte 0, the second mostly 1): every byte payload correlates with every other
  * through it, and so does a picture whose classes vary with k mod 8 (at generator sizes, whose
  * width in blocks is a multiple of 8, that is any structure repeating every 64 pixels across). Only
- * what a payload's text carries beyond that structure is then read. `sums`: the class sums of
- * `soft`, when the kernels made them (the same doubles).
+ * what a payload's text carries beyond that structure is then read.
  */
-export function classDirection(soft: Float64Array, length: number, bytes = false, sums: ClassSums = classSums(soft, soft.length, 1, length, 0)): Float64Array {
-  return directionOf(sums.sums, sums.counts, bytes) ?? new Float64Array(length);
+export function classDirection(soft: Float64Array, length: number, bytes = false): Float64Array {
+  const { sums, counts } = classSums(soft, soft.length, 1, length, 0);
+  return directionOf(sums, counts, bytes) ?? new Float64Array(length);
 }
 
 /** Per message class, the sum of its blocks' soft values and how many there are. */
@@ -150,8 +150,8 @@ export interface ClassSums {
 
 /** The `wide` x `high` soft values (row-major) summed per class in block order: block (bx, by) in
  * class (by * originalWide + bx) mod L (a crop's, cropSoftEvidence); with `high` 1 and `wide` the
- * block count, class n mod L (classDirection's). The JavaScript form of the kernel
- * (dwt-dct-wasm.ts's classSums), which gives the same doubles. */
+ * block count, class n mod L (classDirection's). The JavaScript form of the kernels' (dwt-dct-wasm.ts's
+ * softEvidence and cropSoftEvidence), which give the same doubles. */
 export function classSums(soft: ArrayLike<number>, wide: number, high: number, L: number, originalWide: number): ClassSums {
   const sums = new Float64Array(L);
   const counts = new Uint32Array(L);

@@ -11,8 +11,8 @@ import { blockGrid } from './dwt-dct.js';
 import { DWT_DCT_WASM } from './dwt-dct-wasm-bytes.js';
 import { thomas } from './chroma-upsampling.js';
 import type { Alignment, PhaseReading } from './dwt-dct-crop.js';
-import { displacementSoft, type DisplacementSoft } from './dwt-dct-displacement.js';
-import { signsOf, softFromCoefficients, type ClassSums, type CropEvidence } from './dwt-dct-soft.js';
+import { FLOAT_CENTRE, KEPT, softOfArguments, SPREAD, type DisplacementSoft } from './dwt-dct-displacement.js';
+import { signsOf, SOFT_OF_SUM, softFromCoefficients, type CropEvidence, type SoftEvidence } from './dwt-dct-soft.js';
 import type { EncoderChannelOrder } from './opencv-yuv.js';
 import type { RawPixels } from './pixels.js';
 
@@ -28,9 +28,12 @@ interface Kernels {
   phases(plane: number, width: number, height: number, sums: number, max3: number, max4: number, cosTable: number, bitsOut: number, meta: number, lattice: number, phasesOut: number): void;
   alignment(bits: number, wide: number, high: number, message: number, L: number, wides: number, count: number, minMatched: number, scratch: number, result: number): number;
   sumPhases(sums: number, stride: number, wide: number, high: number, out: number): void;
+  phaseSoft(phases: number, count: number, table: number, softOut: number, bitsOut: number): void;
   halfPhases(pixels: number, width: number, height: number, channels: number, order: number, out: number, rows: number): void;
-  classSums(soft: number, wide: number, high: number, L: number, originalWide: number, sums: number, counts: number): void;
+  softEvidence(soft: number, count: number, L: number, bytes: number, twoSided: number, shifts: number, signs: number, scratch: number, result: number): void;
   cropSoft(soft: number, wide: number, high: number, L: number, signs: number, wides: number, count: number, twoSided: number, bytes: number, scratch: number, result: number): number;
+  displacementSums(sums: number, stride: number, rows: number, wide: number, high: number, kept: number, spread: number, centre: number, uint8Out: number, float32Out: number, scratch: number): void;
+  displacementCoefficients(ll: number, stride: number, rows: number, wide: number, high: number, kept: number, spread: number, centre: number, uint8Out: number, float32Out: number, scratch: number): void;
 }
 
 // cos(2 pi LL / 18) = cos(2 pi sum / 36) for each sum mod 36, as dwt-dct-crop.ts tabulates it.
@@ -71,6 +74,36 @@ const align = (n: number) => (n + 15) & ~15;
 const BASE = 1 << 16;
 /** The kernels' vector loads read up to this many bytes past the last pixel. */
 const PADDING = 32;
+
+/** The kernels' displacementSoft on any f64 band `ll` (for the tests: the same doubles as the
+ * JavaScript form's, for values no picture's unsmoothed coefficients reach as well). Overwrites
+ * the thread's picture (WasmReadings). */
+export function wasmDisplacementSoft(ll: Float64Array, stride: number, wide: number, high: number): DisplacementSoft {
+  const kernels = instantiate(0);
+  const at = align(BASE + 8 * ll.length);
+  kernels.reserve(at);
+  new Float64Array(kernels.memory.buffer, BASE, ll.length).set(ll);
+  return displacementIn(kernels, 'f64', BASE, stride, Math.floor(ll.length / stride), wide, high, at);
+}
+
+/**
+ * displacementSoft on the band at `band` in the kernels' memory (`kind` u16: 2x2 sums, read at
+ * scale 0.5; f64: coefficients), with the kernels' memory from `at` on as room: all but the tanh
+ * in WebAssembly (which has no tanh of JavaScript's bits). In JavaScript the search read the sums
+ * and the coefficients through one function, its loads polymorphic: both orders of the corpus'
+ * 31 readable PNGs took 53-56 ms warm, 20 ms here (of which the kernels 4 ms, the tanh the rest).
+ */
+function displacementIn(kernels: Kernels, kind: 'u16' | 'f64', band: number, stride: number, rows: number, wide: number, high: number, at: number): DisplacementSoft {
+  const blocks = wide * high;
+  const uint8 = at;
+  const float32 = align(uint8 + 8 * blocks);
+  const scratch = align(float32 + 8 * blocks);
+  kernels.reserve(scratch + (kind === 'u16' ? 2 * (stride + 8) + 32 * wide + 16 : 256 * wide + 16));
+  const kernel = kind === 'u16' ? kernels.displacementSums : kernels.displacementCoefficients;
+  kernel(band, stride, rows, wide, high, KEPT, SPREAD, FLOAT_CENTRE, uint8, float32, scratch);
+  const { buffer } = kernels.memory;
+  return softOfArguments(new Float64Array(buffer, uint8, blocks), new Float64Array(buffer, float32, blocks));
+}
 
 /** A picture in the thread's kernels instance: its cell sums made once, each reading on first
  * use. Only the newest WasmReadings of a thread may be read (the next one overwrites the memory):
@@ -140,15 +173,13 @@ export class WasmReadings {
   /** The displacement soft values (dwt-dct-displacement.ts) of the coefficients the last
    * unsmoothed() made. */
   unsmoothedDisplacement(): DisplacementSoft {
-    const ll = new Float64Array(this.kernels.memory.buffer, this.ll, this.cellsWide * this.cellsHigh);
-    return displacementSoft(ll, this.cellsWide, this.wide, this.high);
+    return displacementIn(this.kernels, 'f64', this.ll, this.cellsWide, this.cellsHigh, this.wide, this.high, this.statisticAt());
   }
 
   /** The displacement soft values of the reference's grid on the `order` sums (an LL
    * coefficient is half its 2x2 sum). */
   sumDisplacement(order: EncoderChannelOrder): DisplacementSoft {
-    const sums = new Uint16Array(this.kernels.memory.buffer, order === 'bgr' ? this.bgr : this.rgb, this.cellsWide * this.cellsHigh);
-    return displacementSoft(sums, this.cellsWide, this.wide, this.high, 0.5);
+    return displacementIn(this.kernels, 'u16', order === 'bgr' ? this.bgr : this.rgb, this.cellsWide, this.cellsHigh, this.wide, this.high, this.statisticAt());
   }
 
   /** Each block's largest 2x2 sum but the top-left one, mod 72, on the `order` sums
@@ -172,6 +203,23 @@ export class WasmReadings {
     return new Uint8Array(kernels.memory.buffer, out, count).slice();
   }
 
+  /** dwt-dct-soft.ts's softOfPhases and bitsOfPhases of `phases` (of any reading), the same values:
+   * in JavaScript these loops ran cold, 8-11 ms of a process reading the corpus' 32 PNGs. */
+  softOfPhases(phases: Uint8Array): { soft: Float64Array; bits: Uint8Array } {
+    const { kernels } = this;
+    const count = phases.length;
+    const table = this.statisticAt();
+    const at = align(table + 8 * SOFT_OF_SUM.length);
+    const bits = align(at + count);
+    const soft = align(bits + count);
+    kernels.reserve(soft + 8 * count);
+    const { buffer } = kernels.memory;
+    new Float64Array(buffer, table, SOFT_OF_SUM.length).set(SOFT_OF_SUM);
+    new Uint8Array(buffer, at, count).set(phases);
+    kernels.phaseSoft(at, count, table, soft, bits);
+    return { soft: new Float64Array(buffer, soft, count).slice(), bits: new Uint8Array(buffer, bits, count).slice() };
+  }
+
   /** Where the soft readings' scratch starts: past the readings' layout (the crop search's,
    * phases(), may overwrite it later: its results are copied out first). */
   private softEnd(): number {
@@ -183,17 +231,23 @@ export class WasmReadings {
     return this.cropEnd ?? this.softEnd();
   }
 
-  /** dwt-dct-soft.ts's classSums, the same doubles: classDirection's work, compiled once for
-   * every reading rather than left to the JIT in each process. */
-  classSums(soft: Float64Array, wide: number, high: number, L: number, originalWide: number): ClassSums {
+  /** dwt-dct-soft.ts's softEvidence(classDirection(soft, bits.length, bytes), bits, twoSided), the
+   * same doubles; without `shifts`, T alone (softScore; nullMax NaN): the soft statistic of every
+   * reading and payload, which in JavaScript ran cold. */
+  softEvidence(soft: Float64Array, bits: ArrayLike<number>, bytes: boolean, twoSided: boolean, shifts = true): SoftEvidence {
     const { kernels } = this;
+    const L = bits.length;
     const at = this.statisticAt();
-    const sums = align(at + 8 * soft.length);
-    const counts = align(sums + 8 * L);
-    kernels.reserve(counts + 4 * L);
-    new Float64Array(kernels.memory.buffer, at, soft.length).set(soft);
-    kernels.classSums(at, wide, high, L, originalWide, sums, counts);
-    return { sums: new Float64Array(kernels.memory.buffer, sums, L).slice(), counts: new Uint32Array(kernels.memory.buffer, counts, L).slice() };
+    const signs = align(at + 8 * soft.length);
+    const result = align(signs + 16 * L);
+    const scratch = align(result + 16);
+    kernels.reserve(scratch + 29 * L + 160);
+    const { buffer } = kernels.memory;
+    new Float64Array(buffer, at, soft.length).set(soft);
+    new Float64Array(buffer, signs, 2 * L).set(signsOf(bits));
+    kernels.softEvidence(at, soft.length, L, bytes ? 1 : 0, twoSided ? 1 : 0, shifts ? 1 : 0, signs, scratch, result);
+    const out = new Float64Array(buffer, result, 2);
+    return { t: out[0]!, nullMax: shifts ? out[1]! : NaN };
   }
 
   /** dwt-dct-soft.ts's cropSoftEvidence, the same hypotheses and doubles (the shifts' sums two

@@ -575,12 +575,14 @@ export function phaseSoft(phases: usize, count: i32, table: usize, softOut: usiz
   }
 }
 
-/** dwt-dct-soft.ts's halfSizePhases: the picture's U plane (blue the pixel's third byte for
- * `order` 0, its first for 1) read as the LL band, per 4x4 pixels its largest U but the top-left
- * one, (4 U) mod 72, a byte each at `out`; `rows` is scratch of 4 x (width & ~3) bytes. U four
- * pixels a vector, as cellSums computes it (it is 3 to 253, so a byte holds it); the pixels must
- * be followed by cellSums' padding. */
-export function halfPhases(pixels: usize, width: i32, height: i32, channels: i32, order: i32, out: usize, rows: usize): void {
+/** dwt-dct-soft.ts's halfSizePhases for both channel orders at once: the picture's U plane read
+ * as the LL band, per 4x4 pixels its largest U but the top-left one, (4 U) mod 72, a byte each,
+ * at `outBgr` (blue the pixel's third byte, as an encoder handed BGR wrote it) and `outRgb` (blue
+ * its first). `rows` is scratch of 8 x (width & ~3) bytes: a block row of U for each order. U
+ * four pixels a vector, as cellSums computes it (it is 3 to 253, so a byte holds it); the pixels
+ * must be followed by cellSums' padding. One pass over the pixels gives both orders (the samples'
+ * loads and swizzles shared), and each block's largest U is taken four blocks a vector. */
+export function halfPhases(pixels: usize, width: i32, height: i32, channels: i32, outBgr: usize, outRgb: usize, rows: usize): void {
   const wide = width >> 2;
   const high = height >> 2;
   const span = wide << 2;
@@ -588,29 +590,56 @@ export function halfPhases(pixels: usize, width: i32, height: i32, channels: i32
   const gMask = channels == 3 ? i8x16(1, -1, -1, -1, 4, -1, -1, -1, 7, -1, -1, -1, 10, -1, -1, -1) : i8x16(1, -1, -1, -1, 5, -1, -1, -1, 9, -1, -1, -1, 13, -1, -1, -1);
   const bMask = channels == 3 ? i8x16(2, -1, -1, -1, 5, -1, -1, -1, 8, -1, -1, -1, 11, -1, -1, -1) : i8x16(2, -1, -1, -1, 6, -1, -1, -1, 10, -1, -1, -1, 14, -1, -1, -1);
   const group = <usize>(4 * channels);
-  let n: usize = out;
+  const rowsRgb = rows + <usize>(span << 2);
+  let n: usize = 0;
   for (let by = 0; by < high; by++) {
     for (let r = 0; r < 4; r++) {
       let p = pixels + <usize>((by * 4 + r) * width * channels);
-      const o = rows + <usize>(r * span);
+      const ob = rows + <usize>(r * span);
+      const or = rowsRgb + <usize>(r * span);
       for (let x = 0; x < span; x += 4) {
         const v = v128.load(p);
         const red = i8x16.swizzle(v, rMask), green = i8x16.swizzle(v, gMask), blue = i8x16.swizzle(v, bMask);
-        const u = order == 0 ? uOf(blue, green, red) : uOf(red, green, blue);
-        const bytes = i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(u, u), i16x8.narrow_i32x4_u(u, u));
-        store<u32>(o + <usize>x, i32x4.extract_lane(bytes, 0));
+        const uB = uOf(blue, green, red);
+        const uR = uOf(red, green, blue);
+        store<u32>(ob + <usize>x, i32x4.extract_lane(i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(uB, uB), i16x8.narrow_i32x4_u(uB, uB)), 0));
+        store<u32>(or + <usize>x, i32x4.extract_lane(i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(uR, uR), i16x8.narrow_i32x4_u(uR, uR)), 0));
         p += group;
       }
     }
-    for (let bx = 0; bx < wide; bx++) {
-      const c = rows + <usize>(bx << 2);
-      let best = <i32>max(max(load<u8>(c, 1), load<u8>(c, 2)), load<u8>(c, 3));
-      for (let r = 1; r < 4; r++) {
-        const row = c + <usize>(r * span);
-        best = max(best, <i32>max(max(load<u8>(row), load<u8>(row, 1)), max(load<u8>(row, 2), load<u8>(row, 3))));
-      }
-      store<u8>(n++, <u8>((4 * best) % 72));
+    blockRowPhases(rows, span, wide, outBgr + n);
+    blockRowPhases(rowsRgb, span, wide, outRgb + n);
+    n += <usize>wide;
+  }
+}
+
+/** One block row of halfPhases: for the `wide` blocks of the 4 rows of U at `rows` (`span` bytes
+ * each), (4 x the largest U but the top-left one) mod 72 at `out`; four blocks a vector (a lane
+ * each), the rest one by one. (4 U) mod 72 is 4 (U mod 18), and U mod 18 is U - 18 floor(U x 3641
+ * / 65536) for every U of a byte. */
+function blockRowPhases(rows: usize, span: i32, wide: i32, out: usize): void {
+  const vectors = wide & ~3;
+  const s = <usize>span;
+  for (let bx = 0; bx < vectors; bx += 4) {
+    const c = rows + <usize>(bx << 2);
+    // The top-left U of each block (each lane's low byte) left out as 0: no U is below it.
+    const top = v128.and(v128.load(c), i32x4.splat(0xffffff00));
+    let m = i8x16.max_u(i8x16.max_u(top, v128.load(c + s)), i8x16.max_u(v128.load(c + 2 * s), v128.load(c + 3 * s)));
+    m = i8x16.max_u(m, i32x4.shr_u(m, 16));
+    m = i8x16.max_u(m, i32x4.shr_u(m, 8));
+    const best = v128.and(m, i32x4.splat(0xff));
+    const rem = i32x4.sub(best, i32x4.mul(i32x4.shr_u(i32x4.mul(best, i32x4.splat(3641)), 16), i32x4.splat(18)));
+    const phase = i32x4.shl(rem, 2);
+    store<u32>(out + <usize>bx, i32x4.extract_lane(i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(phase, phase), i16x8.narrow_i32x4_u(phase, phase)), 0));
+  }
+  for (let bx = vectors; bx < wide; bx++) {
+    const c = rows + <usize>(bx << 2);
+    let best = <i32>max(max(load<u8>(c, 1), load<u8>(c, 2)), load<u8>(c, 3));
+    for (let r = 1; r < 4; r++) {
+      const row = c + <usize>(r * span);
+      best = max(best, <i32>max(max(load<u8>(row), load<u8>(row, 1)), max(load<u8>(row, 2), load<u8>(row, 3))));
     }
+    store<u8>(out + <usize>bx, <u8>((4 * best) % 72));
   }
 }
 

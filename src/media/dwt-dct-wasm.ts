@@ -29,7 +29,7 @@ interface Kernels {
   alignment(bits: number, wide: number, high: number, message: number, L: number, wides: number, count: number, minMatched: number, scratch: number, result: number): number;
   sumPhases(sums: number, stride: number, wide: number, high: number, out: number): void;
   phaseSoft(phases: number, count: number, table: number, softOut: number, bitsOut: number): void;
-  halfPhases(pixels: number, width: number, height: number, channels: number, order: number, out: number, rows: number): void;
+  halfPhases(pixels: number, width: number, height: number, channels: number, outBgr: number, outRgb: number, rows: number): void;
   softEvidence(soft: number, count: number, L: number, bytes: number, twoSided: number, shifts: number, signs: number, scratch: number, result: number): void;
   cropSoft(soft: number, wide: number, high: number, L: number, signs: number, wides: number, count: number, twoSided: number, bytes: number, scratch: number, result: number): number;
   displacementSums(sums: number, stride: number, rows: number, wide: number, high: number, kept: number, spread: number, centre: number, uint8Out: number, float32Out: number, scratch: number): void;
@@ -121,6 +121,8 @@ export class WasmReadings {
   private readonly coefficients: number;
   /** Where the crop search's data ends (phases()), and the alignments' and soft search's begin. */
   private cropEnd: number | undefined;
+  /** The half-size reading's block phases of both orders, once made (halfSizePhases). */
+  private half: Record<EncoderChannelOrder, Uint8Array> | undefined;
 
   constructor(readonly pixels: RawPixels) {
     const { width, height, channels, data } = pixels;
@@ -192,15 +194,21 @@ export class WasmReadings {
     return new Uint8Array(kernels.memory.buffer, out, wide * high).slice();
   }
 
-  /** dwt-dct-soft.ts's halfSizePhases: the picture read as the LL band of one twice its size. */
+  /** dwt-dct-soft.ts's halfSizePhases: the picture read as the LL band of one twice its size.
+   * The kernel reads both orders in one pass over the pixels; the other is kept for its call. */
   halfSizePhases(order: EncoderChannelOrder): Uint8Array {
-    const { kernels, pixels } = this;
-    const count = (pixels.width >> 2) * (pixels.height >> 2);
-    const out = this.softEnd();
-    const rows = align(out + count);
-    kernels.reserve(rows + 4 * pixels.width);
-    kernels.halfPhases(BASE, pixels.width, pixels.height, pixels.channels, order === 'bgr' ? 0 : 1, out, rows);
-    return new Uint8Array(kernels.memory.buffer, out, count).slice();
+    if (!this.half) {
+      const { kernels, pixels } = this;
+      const count = (pixels.width >> 2) * (pixels.height >> 2);
+      const bgr = this.softEnd();
+      const rgb = align(bgr + count);
+      const rows = align(rgb + count);
+      kernels.reserve(rows + 8 * pixels.width);
+      kernels.halfPhases(BASE, pixels.width, pixels.height, pixels.channels, bgr, rgb, rows);
+      const { buffer } = kernels.memory;
+      this.half = { bgr: new Uint8Array(buffer, bgr, count).slice(), rgb: new Uint8Array(buffer, rgb, count).slice() };
+    }
+    return this.half[order];
   }
 
   /** dwt-dct-soft.ts's softOfPhases and bitsOfPhases of `phases` (of any reading), the same values:

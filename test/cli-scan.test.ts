@@ -3,6 +3,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APPLE_MAKER_NOTE, NOT_MEDIA, exifApp1, tinyJpeg, tinyPng } from './fixtures/make.js';
 import { parseLines, runBin, runCli } from './helpers/run-cli.js';
@@ -105,6 +106,30 @@ describe('--include / --exclude', () => {
   it('never filters a file named explicitly', async () => {
     const lines = parseLines((await runCli(['check', '--json', '--include', '*.png', files[0]!])).stdout);
     expect(lines.map((l) => l.source)).toEqual([files[0]]);
+  });
+
+  it('loads the glob matcher (picomatch) only for a run that gives a pattern', async () => {
+    // A preloaded hook sees every module the built CLI's process loads, bundled chunk or package,
+    // and reports as the process ends whether one held picomatch's code: without a pattern its
+    // 50 KB stay unread (engine/path-filter.ts loads it on first use).
+    const hook = join(dir, 'report-picomatch.mjs');
+    writeFileSync(
+      hook,
+      `import { registerHooks } from 'node:module';
+import { readFileSync, writeSync } from 'node:fs';
+import { isMainThread } from 'node:worker_threads';
+const files = new Set();
+registerHooks({ load(url, context, next) { if (url.startsWith('file:')) files.add(url); return next(url, context); } });
+if (isMainThread) process.on('exit', () => writeSync(2, 'picomatch loaded: ' + [...files].some((u) => readFileSync(new URL(u), 'utf8').includes('POSIX_REGEX_SOURCE')) + '\\n'));
+`,
+    );
+    const env = { NODE_OPTIONS: `--import ${pathToFileURL(hook).href}` };
+    const plain = await runBin(['check', '--json', join(dir, 'tree')], { env });
+    expect(plain.stderr).toContain('picomatch loaded: false');
+    expect(parseLines(plain.stdout)).toHaveLength(62);
+    const filtered = await runBin(['check', '--json', '--exclude', 'skip-me', join(dir, 'tree')], { env });
+    expect(filtered.stderr).toContain('picomatch loaded: true');
+    expect(parseLines(filtered.stdout)).toHaveLength(61);
   });
 });
 

@@ -3,7 +3,13 @@
 // Files named on the command line or in --files-from are always checked: naming is choosing.
 // Letter case is ignored unless asked for (`--case-sensitive`), as ExifTool's `-ext` does:
 // cameras write IMG_0001.JPG, and `--include '*.jpg'` that skipped those would drop them unseen.
-import picomatch from 'picomatch';
+import { createRequire } from 'node:module';
+import type picomatchType from 'picomatch';
+
+/** picomatch, loaded on the first pattern: most runs give none, and loading it costs every
+ * process some 6 ms (50 KB of code) before its first line (docs/PERFORMANCE.md). */
+let picomatch: typeof picomatchType | undefined;
+const loadPicomatch = (): typeof picomatchType => (picomatch ??= createRequire(import.meta.url)('picomatch') as typeof picomatchType);
 
 export interface PathFilter {
   /** A file found inside a walked folder; `relative` is its path below that folder. */
@@ -18,7 +24,8 @@ export interface PathFilterOptions {
 }
 
 function matcher(patterns: readonly string[], nocase: boolean): (relative: string) => boolean {
-  const tests = patterns.map((p) => picomatch(p, { dot: true, basename: !p.includes('/'), nocase }));
+  const compile = loadPicomatch();
+  const tests = patterns.map((p) => compile(p, { dot: true, basename: !p.includes('/'), nocase }));
   return (relative) => tests.some((test) => test(relative));
 }
 

@@ -34,6 +34,13 @@ export function reserve(bytes: i32): void {
   return i32x4.shr_s(i32x4.add(i32x4.mul(i32x4.sub(b, y), i32x4.splat(B2U)), i32x4.splat(CENTRE)), 14);
 }
 
+/** The low byte of each of the four i32 lanes of `lanes` (each 0 to 255), as four bytes at `at`. */
+// @ts-ignore: decorator
+@inline function storeLaneBytes(at: usize, lanes: v128): void {
+  const narrow = i16x8.narrow_i32x4_u(lanes, lanes);
+  store<u32>(at, i32x4.extract_lane(i8x16.narrow_i16x8_u(narrow, narrow), 0));
+}
+
 /** The scalar form, for the cells past the last group of four. */
 // @ts-ignore: decorator
 @inline function uAt(b: i32, g: i32, r: i32): i32 {
@@ -310,9 +317,7 @@ export function uPlane(pixels: usize, width: i32, height: i32, channels: i32, ou
   let i = 0;
   for (; i + 4 <= count; i += 4) {
     const v = v128.load(p);
-    const u = uOf(i8x16.swizzle(v, bMask), i8x16.swizzle(v, gMask), i8x16.swizzle(v, rMask));
-    const narrow = i16x8.narrow_i32x4_u(u, u);
-    store<u32>(out + <usize>i, i32x4.extract_lane(i8x16.narrow_i16x8_u(narrow, narrow), 0));
+    storeLaneBytes(out + <usize>i, uOf(i8x16.swizzle(v, bMask), i8x16.swizzle(v, gMask), i8x16.swizzle(v, rMask)));
     p += group;
   }
   for (; i < count; i++) {
@@ -600,10 +605,8 @@ export function halfPhases(pixels: usize, width: i32, height: i32, channels: i32
       for (let x = 0; x < span; x += 4) {
         const v = v128.load(p);
         const red = i8x16.swizzle(v, rMask), green = i8x16.swizzle(v, gMask), blue = i8x16.swizzle(v, bMask);
-        const uB = uOf(blue, green, red);
-        const uR = uOf(red, green, blue);
-        store<u32>(ob + <usize>x, i32x4.extract_lane(i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(uB, uB), i16x8.narrow_i32x4_u(uB, uB)), 0));
-        store<u32>(or + <usize>x, i32x4.extract_lane(i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(uR, uR), i16x8.narrow_i32x4_u(uR, uR)), 0));
+        storeLaneBytes(ob + <usize>x, uOf(blue, green, red));
+        storeLaneBytes(or + <usize>x, uOf(red, green, blue));
         p += group;
       }
     }
@@ -629,8 +632,7 @@ function blockRowPhases(rows: usize, span: i32, wide: i32, out: usize): void {
     m = i8x16.max_u(m, i32x4.shr_u(m, 8));
     const best = v128.and(m, i32x4.splat(0xff));
     const rem = i32x4.sub(best, i32x4.mul(i32x4.shr_u(i32x4.mul(best, i32x4.splat(3641)), 16), i32x4.splat(18)));
-    const phase = i32x4.shl(rem, 2);
-    store<u32>(out + <usize>bx, i32x4.extract_lane(i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(phase, phase), i16x8.narrow_i32x4_u(phase, phase)), 0));
+    storeLaneBytes(out + <usize>bx, i32x4.shl(rem, 2));
   }
   for (let bx = vectors; bx < wide; bx++) {
     const c = rows + <usize>(bx << 2);

@@ -6,10 +6,7 @@
 import { createRequire } from 'node:module';
 import type picomatchType from 'picomatch';
 
-/** picomatch, loaded on the first pattern: most runs give none, and loading it costs every
- * process some 6 ms (50 KB of code) before its first line (docs/PERFORMANCE.md). */
-let picomatch: typeof picomatchType | undefined;
-const loadPicomatch = (): typeof picomatchType => (picomatch ??= createRequire(import.meta.url)('picomatch') as typeof picomatchType);
+const require = createRequire(import.meta.url);
 
 export interface PathFilter {
   /** A file found inside a walked folder; `relative` is its path below that folder. */
@@ -24,8 +21,11 @@ export interface PathFilterOptions {
 }
 
 function matcher(patterns: readonly string[], nocase: boolean): (relative: string) => boolean {
-  const compile = loadPicomatch();
-  const tests = patterns.map((p) => compile(p, { dot: true, basename: !p.includes('/'), nocase }));
+  // picomatch is required on the first pattern (require keeps it): most runs give none, and
+  // importing it cost every process some 6 ms (50 KB of code) before its first line
+  // (docs/PERFORMANCE.md).
+  const picomatch = require('picomatch') as typeof picomatchType;
+  const tests = patterns.map((p) => picomatch(p, { dot: true, basename: !p.includes('/'), nocase }));
   return (relative) => tests.some((test) => test(relative));
 }
 

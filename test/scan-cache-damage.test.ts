@@ -71,12 +71,14 @@ function garbage(length: number, seed: number): Buffer {
 
 type Damage = (bytes: Buffer, l: Layout) => void;
 const page = (l: Layout, p: number) => [p * l.pageSize, (p + 1) * l.pageSize] as const;
+/** Where the node of a page's first pointer lies, for the page starting at `at` (a 24-byte header, then the pointers). */
+const firstNodeAt = (b: Buffer, at: number) => at + 24 + b.readUInt16LE(at + 24);
 const zeroed = (pick: (l: Layout) => number): Damage => (b, l) => b.fill(0, ...page(l, pick(l)));
 const garbled = (pick: (l: Layout) => number): Damage => (b, l) => garbage(l.pageSize, pick(l)).copy(b, page(l, pick(l))[0]);
 const pointers = (pick: (l: Layout) => number): Damage => (b, l) => garbage(40, pick(l) + 1).copy(b, page(l, pick(l))[0] + 24);
 const firstNode = (pick: (l: Layout) => number): Damage => (b, l) => {
   const at = page(l, pick(l))[0];
-  garbage(8, pick(l) + 2).copy(b, at + 24 + b.readUInt16LE(at + 24));
+  garbage(8, pick(l) + 2).copy(b, firstNodeAt(b, at));
 };
 const mainRoot = (l: Layout) => l.mainRoot;
 const aLeaf = (l: Layout) => l.leaf[Math.floor(l.leaf.length / 2)]!;
@@ -90,7 +92,7 @@ const inlineLeaf = (b: Buffer, l: Layout) => {
   const middle = Math.floor(l.leaf.length / 2);
   const found = [...l.leaf.slice(middle), ...l.leaf.slice(0, middle)].find((p) => {
     const at = page(l, p)[0];
-    return b.readUInt16LE(at + 24 + b.readUInt16LE(at + 24) + 4) === 0;
+    return b.readUInt16LE(firstNodeAt(b, at) + 4) === 0;
   });
   if (found === undefined) throw new Error('no leaf begins with a value held in its page');
   return found;
@@ -112,13 +114,13 @@ const cases: [string, Damage, 'damaged' | 'harmless'][] = [
     // Passed the first whole-file check; the next write to that leaf moved its nodes by the
     // wrong size, and a later `cache scan stats` ended in SIGSEGV (the damage sweep).
     const at = page(l, inlineLeaf(b, l))[0];
-    const node = at + 24 + b.readUInt16LE(at + 24);
+    const node = firstNodeAt(b, at);
     b.writeUInt16LE(b.readUInt16LE(node) - 8, node);
   }, 'damaged'],
   ['the free tree\'s root garbled', garbled(freeRoot), 'damaged'],
   ['the free tree\'s first list pointing into the main tree', (b, l) => {
     const at = page(l, l.freeRoot!)[0];
-    const node = at + 24 + b.readUInt16LE(at + 24);
+    const node = firstNodeAt(b, at);
     const inNode = node + 8 + b.readUInt16LE(node + 6);
     const list = b.readUInt16LE(node + 4) === 0 ? inNode : Number(b.readBigUInt64LE(inNode)) * l.pageSize + 24;
     const entry = Number(b.readBigInt64LE(list + 8));
@@ -130,7 +132,7 @@ const cases: [string, Damage, 'damaged' | 'harmless'][] = [
   ['a free page garbled', garbled((l) => l.free.at(-1)!), 'harmless'],
   ['a byte of a stored result flipped', (b, l) => {
     const at = page(l, inlineLeaf(b, l))[0];
-    const node = at + 24 + b.readUInt16LE(at + 24);
+    const node = firstNodeAt(b, at);
     b[node + 8 + b.readUInt16LE(node + 6) + 200]! ^= 0x20; // inside the value, past its 52-byte head
   }, 'harmless'],
 ];

@@ -12,7 +12,7 @@ import { staleListWarning } from '../config/trust-lists.js';
 import { packageDataFile } from '../media/package-data.js';
 import { trustAnchorText } from '../media/trust-anchor-text.js';
 import { CheckSelectionError, parseCatalogue, resolveChecks } from '../engine/checks.js';
-import type { DetectOptions } from '../engine/detect.js';
+import { collectPixelsOnMainThread, type DetectOptions } from '../engine/detect.js';
 import { engineVersion } from '../engine/engine-version.js';
 import { failuresOf, FailOnError, parseFailOn, type FailCondition } from '../engine/fail-on.js';
 import type { FsPath } from '../engine/byte-paths.js';
@@ -312,6 +312,8 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
     if (!options.quiet) io.stderr.write(`provenance: checking with the API at ${remote.apiUrl} (--local checks on this machine).\n`);
   } else {
     inProcess = p.concurrency === 1 || single;
+    // Many files in this thread: it collects each one's pixels once checked (engine/detect.ts).
+    if (p.concurrency === 1 && !single) collectPixelsOnMainThread();
     checker = inProcess ? inProcessChecker(detectOptions, io.stdin) : await poolChecker(cappedWorkers(p.concurrency, io), detectOptions, io.stdin);
     if (p.incremental) {
       // Loaded only now: plain `check` never loads the cache or its native package.

@@ -40,6 +40,19 @@ export function collectNow(): boolean {
   return true;
 }
 
+/**
+ * One young-generation collection now (a scavenge, well under a millisecond on a thread that
+ * checks files), where gc() can be had; false where it cannot. It frees the young buffers that
+ * died since the last one, a decode's pixels just released among them, so that the allocator
+ * hands their memory to the next decode instead of pages fresh from the system.
+ */
+export function collectYoungNow(): boolean {
+  const run = collector() as ((options?: { type: 'minor' }) => void) | null;
+  if (!run) return false;
+  run({ type: 'minor' });
+  return true;
+}
+
 export class IdleCollector {
   private dead = 0;
   private timer: NodeJS.Timeout | undefined;

@@ -41,10 +41,10 @@ export function collectNow(): boolean {
 }
 
 /**
- * One young-generation collection now (a scavenge, well under a millisecond on a thread that
- * checks files), where gc() can be had; false where it cannot. It frees the young buffers that
- * died since the last one, a decode's pixels just released among them, so that the allocator
- * hands their memory to the next decode instead of pages fresh from the system.
+ * One young-generation collection now (a scavenge: it visits the young generation only, not the
+ * whole heap as collectNow does), where gc() can be had; false where it cannot. It frees the young
+ * buffers that died since the last one, a decode's pixels just released among them, so that the
+ * allocator hands their memory to the next decode instead of pages fresh from the system.
  */
 export function collectYoungNow(): boolean {
   const run = collector() as ((options?: { type: 'minor' }) => void) | null;

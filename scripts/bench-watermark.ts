@@ -34,6 +34,9 @@ function pngsUnder(dir: string): string[] {
     .sort();
 }
 
+/** The least and the most of `values`, as "min-max". */
+const range = (values: number[], digits = 0) => `${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)}`;
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
@@ -220,8 +223,7 @@ program.parseAsync(process.argv.slice(1), { from: 'user' });
 // The least process that does what the issue asks of the check: CLI_FLOOR_JS with our
 // invisible_watermark detector run on each file (its decode and every reading it needs), then
 // the engine's collection of its pixels, and nothing else of ours (no engine, no other check, no
-// report). Bundled by esbuild as scripts/
-// run-ts.mjs bundles this script. Between the CLI floor and this row lies the cost of the
+// report). Bundled by esbuild as scripts/run-ts.mjs bundles this script. Between the CLI floor and this row lies the cost of the
 // readings in a fresh process; between this row and ours, the rest of our CLI's start and work.
 const DETECTOR_FLOOR_TS = String.raw`
 import { Command } from 'commander';
@@ -282,7 +284,8 @@ interface Timed {
   bits: Record<string, Record<string, number> | null>;
 }
 
-function runJson(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Timed {
+/** The last line of a child's output, as JSON (the child held to core 0 when taskset is there). */
+function runJson<T = Timed>(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): T {
   const [cmd, argv] = pin(command, args);
   return JSON.parse(execFileSync(cmd, argv, { encoding: 'utf8', env, maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop()!);
 }
@@ -329,7 +332,7 @@ async function main(): Promise<void> {
     const ref = median(rounds.map((r) => r.reference!.ms));
     console.log(`| reference: cv2.imread + WatermarkDecoder x 5 payloads (${reference.python}), one core | ${ref.toFixed(0)} ms | ${(ref / files.length).toFixed(1)} ms |`);
     const ratios = rounds.map((r) => r.ours.ms / r.reference!.ms);
-    console.log(`\nours / reference: ${median(ratios).toFixed(3)}x (rounds: ${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)}; target <= 0.3x)`);
+    console.log(`\nours / reference: ${median(ratios).toFixed(3)}x (rounds: ${range(ratios, 3)}; target <= 0.3x)`);
     // Both sides read the same bits on every file (PNG: exact).
     const a = rounds[0]!.ours.bits;
     const b = rounds[0]!.reference!.bits;
@@ -347,20 +350,20 @@ async function main(): Promise<void> {
     console.log(`| CLI floor: commander, and each file read, hashed, decoded, a JSON line written | ${cliFloorWhole.toFixed(0)} ms | ${(cliFloorWhole / files.length).toFixed(1)} ms |`);
     const detectorFloorWhole = median(rounds.map((r) => r.detectorFloorWhole));
     console.log(`| detector floor: the CLI floor with our invisible_watermark detector run on each file, nothing else of ours | ${detectorFloorWhole.toFixed(0)} ms | ${(detectorFloorWhole / files.length).toFixed(1)} ms |`);
-    const wholeRatios = rounds.map((r) => r.oursWhole / r.referenceWhole!);
-    console.log(`\nours / reference, whole processes: ${median(wholeRatios).toFixed(3)}x (rounds: ${Math.min(...wholeRatios).toFixed(3)}-${Math.max(...wholeRatios).toFixed(3)}; issue 32 target <= 0.3x)`);
-    const floorRatios = rounds.map((r) => r.floorWhole / r.referenceWhole!);
-    console.log(`floor / reference, whole processes: ${median(floorRatios).toFixed(3)}x (rounds: ${Math.min(...floorRatios).toFixed(3)}-${Math.max(...floorRatios).toFixed(3)})`);
-    const cliFloorRatios = rounds.map((r) => r.cliFloorWhole / r.referenceWhole!);
-    console.log(`CLI floor / reference, whole processes: ${median(cliFloorRatios).toFixed(3)}x (rounds: ${Math.min(...cliFloorRatios).toFixed(3)}-${Math.max(...cliFloorRatios).toFixed(3)})`);
-    const detectorFloorRatios = rounds.map((r) => r.detectorFloorWhole / r.referenceWhole!);
-    console.log(`detector floor / reference, whole processes: ${median(detectorFloorRatios).toFixed(3)}x (rounds: ${Math.min(...detectorFloorRatios).toFixed(3)}-${Math.max(...detectorFloorRatios).toFixed(3)})`);
+    // A row's whole-process time over the reference's, per round: the median and the rounds' range.
+    const ratio = (whole: (r: (typeof rounds)[number]) => number) => {
+      const ratios = rounds.map((r) => whole(r) / r.referenceWhole!);
+      return `${median(ratios).toFixed(3)}x (rounds: ${range(ratios, 3)}`;
+    };
+    console.log(`\nours / reference, whole processes: ${ratio((r) => r.oursWhole)}; issue 32 target <= 0.3x)`);
+    console.log(`floor / reference, whole processes: ${ratio((r) => r.floorWhole)})`);
+    console.log(`CLI floor / reference, whole processes: ${ratio((r) => r.cliFloorWhole)})`);
+    console.log(`detector floor / reference, whole processes: ${ratio((r) => r.detectorFloorWhole)})`);
     console.log(`files where our reference reading equals the reference's bits_matched on all five payloads: ${same}/${files.length}`);
   }
   // Our detector's time in a fresh process, split (no reference needed): one child a round.
   const split: Pass[][] = [];
-  for (let i = 0; i < runs; i++) split.push(JSON.parse(execFileSync(...pin(process.execPath, [...self, PASSES_FLAG, ...files]), { encoding: 'utf8', env: oursEnv, maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop()!) as Pass[]);
-  const range = (values: number[], digits = 0) => `${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)}`;
+  for (let i = 0; i < runs; i++) split.push(runJson<Pass[]>(process.execPath, [...self, PASSES_FLAG, ...files], oursEnv));
   const first = split.map((passes) => passes[0]!);
   const later = split.flatMap((passes) => passes.slice(1));
   console.log(`\nOur detector in a fresh process (${runs} processes, ${PASSES} passes over the files; each file decoded first, then the detector run on its pixels), ms (page faults):\n`);

@@ -313,7 +313,7 @@ export async function runCheck(options: CheckOptions, io: CommandIO): Promise<nu
   } else {
     inProcess = p.concurrency === 1 || single;
     // Many files in this thread: it collects each one's pixels once checked (engine/detect.ts).
-    if (p.concurrency === 1 && !single) collectPixelsOnMainThread();
+    if (inProcess && !single) collectPixelsOnMainThread();
     checker = inProcess ? inProcessChecker(detectOptions, io.stdin) : await poolChecker(cappedWorkers(p.concurrency, io), detectOptions, io.stdin);
     if (p.incremental) {
       // Loaded only now: plain `check` never loads the cache or its native package.
